@@ -1,0 +1,10 @@
+# Every dependency comes from a Debian 12 package; tools/install-deps names them.
+find_package(CLI11 REQUIRED CONFIG)
+find_package(fmt REQUIRED CONFIG)
+find_package(spdlog REQUIRED CONFIG)
+find_package(SQLite3 REQUIRED)
+find_package(BZip2 REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(nlohmann_json REQUIRED CONFIG)
+find_package(tomlplusplus REQUIRED CONFIG)
+find_package(Threads REQUIRED)

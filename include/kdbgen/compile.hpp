@@ -1,0 +1,116 @@
+// The compile stage: a kernel build {source, options, target} in, the AMDGPU
+// code object MIOpen would build at run time out, on a machine with no GPU
+// and no ROCm runtime. Drives Clang/lld of the LLVM AMDGPU backend the way
+// MIOpen's comgr (OpenCL, assembly) and hiprtc (HIP) paths do.
+//
+// Build-time options MIOpen adds that are not part of the kdb key, from
+// MIOpen 3.3.0 (develop 2d1fd997):
+//   src/hipoc/hipoc_program.cpp:296-297  "-Wno-everything" for .cpp and .cl
+//   src/comgr.cpp:193-219                OpenCL AddCompilerOptions
+//   src/comgr.cpp:650-673                BuildAsm (-mno-xnack when xnack is off)
+//   src/comgr.cpp:931-981                hiprtc BuildHip
+#pragma once
+
+#include "kdbgen/target.hpp"
+#include "kdbgen/util.hpp"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdbgen {
+
+enum class Language { OpenCL, Hip, Assembly };
+std::string_view language_name(Language language);
+// By extension, as MIOpen's HIPOCProgramImpl dispatches: .cpp HIP, .s
+// assembly, anything else OpenCL. Throws InputError for an unknown one.
+Language language_of(const fs::path& source);
+
+// One code object to build.
+struct KernelBuild {
+    fs::path source;                      // the kernel source file
+    std::string kernel_file;              // name in MIOpen's kernel list, e.g. MIOpenNeuron.cl
+    std::string options;                  // the solver's options: the kdb key's args without -mcpu
+    Target target;
+    std::vector<std::string> kernels;     // symbols the code object must define
+    std::vector<fs::path> include_dirs;   // searched after the source's own folder
+
+    Language language() const { return language_of(source); }
+    std::string kdb_name() const { return kernel_file + ".o"; }
+    std::string kdb_args() const { return options + target.mcpu_suffix(); }
+    std::string describe() const;  // "MIOpenNeuron.cl for gfx1030 [-DX=1]"
+};
+
+// The compiler kdbgen drives, and the device libraries it links.
+struct Toolchain {
+    fs::path llvm_root;        // holds bin/clang, bin/ld.lld, bin/llvm-as
+    fs::path device_libs;      // ROCm device-library bitcode as given
+    fs::path device_libs_overlay;  // device_libs plus synthesized oclc control libraries
+    fs::path hip_include;      // optional real HIP headers (a ROCm install's include/)
+    std::string clang_version; // first line of `clang --version`
+    unsigned code_object_version = 5;
+    std::vector<std::string> synthesized_libs;  // oclc_isa_version_*.bc kdbgen made
+
+    fs::path clang() const { return llvm_root / "bin" / "clang"; }
+    fs::path lld() const { return llvm_root / "bin" / "ld.lld"; }
+    fs::path llvm_as() const { return llvm_root / "bin" / "llvm-as"; }
+    // Everything about the toolchain that changes a code object.
+    std::string identity() const;
+};
+
+struct ToolchainOptions {
+    std::optional<fs::path> llvm_root;
+    std::optional<fs::path> device_libs;
+    std::optional<fs::path> hip_include;
+    unsigned code_object_version = 5;
+    fs::path work_dir;  // where the device-library overlay is made
+};
+
+// Finds clang/lld (KDBGEN_LLVM_ROOT, --llvm-root, the configured default),
+// checks they run, and prepares the device-library overlay. Throws InputError.
+Toolchain discover_toolchain(const ToolchainOptions& options);
+// Makes oclc_isa_version_<N>.bc for a target the device libraries lack.
+// Returns false (and says why in *why) when it cannot.
+bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::string* why);
+
+// kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
+fs::path hiprtc_include_dir();
+
+class BuildCache;
+
+struct CompileResult {
+    bool ok = false;
+    Bytes code;
+    std::string log;          // compiler output or the fault found in the code object
+    std::string command;      // the exact command line(s) run
+    bool cache_hit = false;
+    double seconds = 0;
+};
+
+class Compiler {
+public:
+    Compiler(Toolchain toolchain, BuildCache* cache);
+    CompileResult compile(const KernelBuild& build, const std::atomic<bool>* cancel = nullptr) const;
+    // The command lines compile() runs, for logs and the benchmark.
+    std::vector<std::vector<std::string>> commands(const KernelBuild& build, const fs::path& output,
+                                                   const fs::path& scratch) const;
+    std::string cache_key(const KernelBuild& build) const;
+    const Toolchain& toolchain() const { return toolchain_; }
+
+private:
+    Toolchain toolchain_;
+    std::string identity_;  // hashed once: it reads every device library
+    BuildCache* cache_;
+};
+
+// Runs argv; output is stdout and stderr together. Exit code, or -signal.
+struct ProcessResult {
+    int exit_code = -1;
+    std::string output;
+};
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace kdbgen

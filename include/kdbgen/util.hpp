@@ -1,0 +1,81 @@
+// Small building blocks with no knowledge of MIOpen: hashing, bzip2, files,
+// strings. Everything here is deterministic and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kdbgen {
+
+using Bytes = std::vector<char>;
+namespace fs = std::filesystem;
+
+// Lowercase hex digests (OpenSSL EVP).
+std::string md5_hex(std::span<const char> data);
+std::string sha256_hex(std::span<const char> data);
+
+// Incremental SHA-256 for cache keys built from many parts.
+class Sha256 {
+public:
+    Sha256();
+    ~Sha256();
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
+    // Each part is length-prefixed so ("ab","c") and ("a","bc") differ.
+    Sha256& add(std::string_view part);
+    std::string hex();
+
+private:
+    void* ctx_;
+};
+
+// bzip2 exactly as MIOpen's src/bz2.cpp does it (block size 9, work factor 30,
+// output buffer the size of the input): nullopt when the compressed stream
+// would not fit, which is MIOpen's signal to store the blob raw.
+std::optional<Bytes> bz2_compress_like_miopen(std::span<const char> data);
+// Throws std::runtime_error naming the bzip2 fault.
+Bytes bz2_decompress(std::span<const char> data, std::size_t expected_size);
+// Whole-stream decompression for .bz2 files of unknown size.
+Bytes bz2_decompress_stream(std::span<const char> data);
+
+Bytes read_file(const fs::path& path);  // throws InputError naming the file
+std::string read_text_file(const fs::path& path);
+// Reads a file, transparently decompressing it when it ends in .bz2.
+std::string read_text_maybe_bz2(const fs::path& path);
+
+// A file written next to its destination and renamed over it on commit(), so
+// readers never see a half-written file. Destroyed without commit(): removed.
+class AtomicFile {
+public:
+    explicit AtomicFile(fs::path destination);
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    const fs::path& temp_path() const { return temp_; }
+    const fs::path& destination() const { return destination_; }
+    void commit();
+
+private:
+    fs::path destination_;
+    fs::path temp_;
+    bool committed_ = false;
+};
+void write_file_atomic(const fs::path& path, std::span<const char> data);
+
+std::vector<std::string> split(std::string_view text, char separator);
+// Splits on runs of blanks, as MIOpen's SplitSpaceSeparated does.
+std::vector<std::string> split_spaces(std::string_view text);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+std::string_view trim(std::string_view text);
+bool starts_with(std::string_view text, std::string_view prefix);
+std::string to_lower(std::string_view text);
+// Parses a whole decimal integer or returns nullopt (no partial parses).
+std::optional<long long> parse_int(std::string_view text);
+std::string human_bytes(std::uint64_t bytes);
+
+}  // namespace kdbgen

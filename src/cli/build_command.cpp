@@ -1,0 +1,203 @@
+// build: plan -> compile -> one kdb per target.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "kdbgen/error.hpp"
+#include "kdbgen/jobs.hpp"
+#include "kdbgen/kdb.hpp"
+#include "kdbgen/paths.hpp"
+#include "kdbgen/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+namespace kdbgen::cli {
+
+namespace {
+
+struct BuildOptions {
+    TargetFlags targets;
+    ToolchainFlags toolchain;
+    CacheFlags cache;
+    std::string output;
+    std::string manifest;
+    std::string kernel_dir;
+    unsigned jobs = 0;
+    bool fail_fast = false;
+    bool update = false;
+    bool json = false;
+    bool quiet = false;
+    std::string progress = "auto";
+};
+
+void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
+    sub.add_option("--manifest", options.manifest,
+                   "kernel manifest to build (default: the built-in demo, configs/demo/kernels.toml)");
+    sub.add_option("--kernels-dir", options.kernel_dir, "folder the manifest's kernel files are in (default: kernels/)");
+}
+
+Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets) {
+    const fs::path manifest = options.manifest.empty() ? data_path("configs") / "demo" / "kernels.toml" : fs::path(options.manifest);
+    const fs::path kernels = options.kernel_dir.empty() ? data_path("kernels") : fs::path(options.kernel_dir);
+    return plan_from_manifest(manifest, kernels, targets);
+}
+
+std::string first_lines(const std::string& text, std::size_t count) {
+    const auto lines = split(text, '\n');
+    if (lines.size() <= count) return text;
+    return join(std::vector<std::string>(lines.begin(), lines.begin() + static_cast<long>(count)), "\n") +
+           fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
+}
+
+// Two targets that differ only in CUs need the same code object: compile once.
+std::string compile_identity(const KernelBuild& build) {
+    return build.target.reported_target_id() + "\n" + build.kdb_name() + "\n" + build.kdb_args();
+}
+
+int run_build(const BuildOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto targets = options.targets.resolve();
+    if (options.output.empty()) throw InputError("no output folder: give -o DIR");
+    const fs::path out_dir = options.output;
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec || !fs::is_directory(out_dir))
+        throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
+    if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
+
+    const Plan plan = make_plan(options, targets);
+    auto cache = options.cache.open();
+    const fs::path work = cache ? cache->dir() / "toolchain" : fs::temp_directory_path() / "kdbgen-toolchain";
+    const Compiler compiler(options.toolchain.discover(work), cache.get());
+
+    std::vector<KernelBuild> unique;
+    std::map<std::string, std::size_t> index_of;
+    std::vector<std::size_t> unique_index(plan.builds.size());
+    for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+        const auto identity = compile_identity(plan.builds[i].build);
+        auto [it, added] = index_of.emplace(identity, unique.size());
+        if (added) unique.push_back(plan.builds[i].build);
+        unique_index[i] = it->second;
+    }
+
+    JobOptions jobs;
+    jobs.jobs = options.jobs;
+    jobs.fail_fast = options.fail_fast;
+    jobs.quiet = options.quiet || options.json;
+    jobs.progress_bar = options.progress == "always" || (options.progress == "auto" && ::isatty(STDERR_FILENO));
+    if (options.progress == "never") jobs.quiet = true;
+    if (!jobs.quiet)
+        fmt::print(stderr, "kdbgen: {} kernels for {} targets ({} compiles after dedup), {} jobs, {}\n", plan.builds.size(),
+                   targets.size(), unique.size(), jobs.jobs ? jobs.jobs : default_job_count(), compiler.toolchain().clang_version);
+    const auto results = run_builds(compiler, unique, jobs, g_interrupted, std::cerr);
+    if (cache) cache->flush_counters();
+    if (g_interrupted.load()) {
+        fmt::print(stderr, "kdbgen: interrupted; no kdb written\n");
+        return kExitInterrupted;
+    }
+
+    std::size_t failed = 0, cached = 0;
+    for (std::size_t i = 0; i < unique.size(); ++i) {
+        if (results[i].cache_hit) ++cached;
+        if (results[i].ok) continue;
+        ++failed;
+        if (!options.json)
+            fmt::print(stderr, "kdbgen: error: {} failed\n  command: {}\n{}\n", unique[i].describe(),
+                       results[i].command.empty() ? "(none run)" : results[i].command, first_lines(results[i].log, 40));
+    }
+    if (failed && options.fail_fast) {
+        fmt::print(stderr, "kdbgen: --fail-fast: {} kernel(s) failed; no kdb written\n", failed);
+        return kExitSomeFailed;
+    }
+
+    nlohmann::json report_targets = nlohmann::json::array();
+    for (const auto& target : targets) {
+        std::vector<KdbRecord> records;
+        nlohmann::json failures = nlohmann::json::array();
+        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+            const auto& build = plan.builds[i].build;
+            if (build.target.spec() != target.spec()) continue;
+            const auto& result = results[unique_index[i]];
+            if (result.ok) records.push_back({{build.kdb_name(), build.kdb_args()}, result.code});
+            else failures.push_back({{"kernel_name", build.kdb_name()}, {"kernel_args", build.kdb_args()},
+                                     {"origin", plan.builds[i].origin}, {"log", result.log}, {"command", result.command}});
+        }
+        const fs::path kdb = out_dir / target.kdb_filename();
+        const auto stats = write_kdb(kdb, records, options.update);
+        report_targets.push_back({{"target", target_json(target)}, {"kdb", kdb.string()}, {"records", stats.records},
+                                  {"replaced", stats.replaced}, {"kept", stats.kept}, {"code_bytes", stats.code_bytes},
+                                  {"file_bytes", stats.file_bytes}, {"failed", failures}});
+        if (!options.json)
+            fmt::print("{}: {} kernels, {} (code {}){}\n", kdb.string(), stats.records, human_bytes(stats.file_bytes),
+                       human_bytes(stats.code_bytes), failures.empty() ? "" : fmt::format(", {} FAILED", failures.size()));
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (options.json) {
+        print_json({{"targets", report_targets},
+                    {"kernels", plan.builds.size()},
+                    {"compiles", unique.size()},
+                    {"cached", cached},
+                    {"failed", failed},
+                    {"uncovered", plan.uncovered},
+                    {"seconds", seconds},
+                    {"toolchain", compiler.toolchain().clang_version}});
+    } else {
+        fmt::print("{} compiles ({} from cache, {} failed) in {:.1f}s\n", unique.size(), cached, failed, seconds);
+    }
+    return failed ? kExitSomeFailed : kExitOk;
+}
+
+}  // namespace
+
+Action add_build_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("build", "compile the planned kernels and write one kdb per target");
+    auto options = std::make_shared<BuildOptions>();
+    options->targets.add_to(*sub);
+    options->toolchain.add_to(*sub);
+    options->cache.add_to(*sub);
+    add_plan_source_flags(*sub, *options);
+    sub->add_option("-o,--output", options->output, "folder the kdbs are written to (created if missing)")->required();
+    sub->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per core)");
+    sub->add_flag("--fail-fast", options->fail_fast,
+                  "stop at the first failed kernel and write no kdb (default: keep going, write what built, exit 1)");
+    sub->add_flag("--update", options->update, "write into existing kdbs: replace these keys, keep the others");
+    sub->add_flag("--json", options->json, "print a JSON report on standard output");
+    sub->add_flag("-q,--quiet", options->quiet, "no progress output");
+    sub->add_option("--progress", options->progress, "progress display")->check(CLI::IsMember({"auto", "always", "never"}));
+    return [options]() { return run_build(*options); };
+}
+
+Action add_plan_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("plan", "show which kernels each target's kdb will hold, without compiling");
+    auto options = std::make_shared<BuildOptions>();
+    options->targets.add_to(*sub);
+    add_plan_source_flags(*sub, *options);
+    sub->add_flag("--json", options->json, "print JSON (the deterministic work list)");
+    return [options]() {
+        const Plan plan = make_plan(*options, options->targets.resolve());
+        nlohmann::json builds = nlohmann::json::array();
+        for (const auto& planned : plan.builds)
+            builds.push_back({{"target", planned.build.target.spec()}, {"kdb", planned.build.target.kdb_filename()},
+                              {"source", planned.build.source.string()}, {"language", language_name(planned.build.language())},
+                              {"kernel_name", planned.build.kdb_name()}, {"kernel_args", planned.build.kdb_args()},
+                              {"symbols", planned.build.kernels}, {"origin", planned.origin}});
+        if (options->json) {
+            print_json({{"builds", builds}, {"uncovered", plan.uncovered}});
+            return 0;
+        }
+        std::string last;
+        for (const auto& b : builds) {
+            if (b["kdb"] != last) fmt::print("{}:\n", (last = b["kdb"].get<std::string>()));
+            fmt::print("  {:<28} {}\n", b["kernel_name"].get<std::string>(), b["kernel_args"].get<std::string>());
+        }
+        fmt::print("{} kernels for {} targets\n", plan.builds.size(), plan.targets.size());
+        for (const auto& line : plan.uncovered) fmt::print("not covered: {}\n", line);
+        return 0;
+    };
+}
+
+}  // namespace kdbgen::cli

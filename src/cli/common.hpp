@@ -1,0 +1,47 @@
+// Pieces every kdbgen subcommand shares: toolchain and cache options,
+// output helpers, the interrupt flag.
+#pragma once
+
+#include "kdbgen/cache.hpp"
+#include "kdbgen/compile.hpp"
+#include "kdbgen/target.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kdbgen::cli {
+
+extern std::atomic<bool> g_interrupted;
+void install_interrupt_handler();
+
+struct ToolchainFlags {
+    std::string llvm_root, device_libs, hip_include;
+    unsigned code_object_version = 5;
+    void add_to(CLI::App& app);
+    Toolchain discover(const fs::path& work_dir) const;
+};
+
+struct CacheFlags {
+    std::string dir;
+    bool disabled = false;
+    std::string max_size = "5G";
+    void add_to(CLI::App& app);
+    std::unique_ptr<BuildCache> open() const;  // nullptr with --no-cache
+};
+
+struct TargetFlags {
+    std::string list, file;
+    void add_to(CLI::App& app);
+    std::vector<Target> resolve() const;  // InputError when none given or two share a kdb name
+};
+
+std::uint64_t parse_size(const std::string& text);  // 500M, 5G, 1024
+void print_json(const nlohmann::json& value);
+nlohmann::json target_json(const Target& target);
+
+}  // namespace kdbgen::cli

@@ -1,0 +1,204 @@
+// inspect, verify, diff, merge: reading kdbs, ours or MIOpen's.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "kdbgen/codeobject.hpp"
+#include "kdbgen/error.hpp"
+#include "kdbgen/kdb.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace kdbgen::cli {
+
+namespace {
+
+nlohmann::json key_json(const KdbKey& key) { return {{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}}; }
+
+}  // namespace
+
+Action add_inspect_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("inspect", "list the records of a kdb");
+    struct Options {
+        std::string file;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    sub->add_option("file", options->file, "the .kdb file")->required();
+    sub->add_flag("--json", options->json, "print JSON");
+    return [options]() {
+        const auto rows = read_kdb_rows(options->file);
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& row : rows) {
+            nlohmann::json record = key_json(row.key);
+            record["id"] = row.id;
+            record["stored_size"] = row.blob.size();
+            record["uncompressed_size"] = row.uncompressed_size;
+            record["kernel_hash"] = row.hash;
+            try {
+                const auto code = decode_row(row);
+                const auto info = read_code_object(code);
+                record["kernels"] = info.kernels;
+                record["elf_mach"] = fmt::format("0x{:03x}", info.mach());
+                record["code_object_version"] = info.code_object_version();
+            } catch (const std::exception& e) {
+                record["error"] = e.what();
+            }
+            out.push_back(record);
+        }
+        if (options->json) {
+            print_json({{"file", options->file}, {"records", out}});
+            return 0;
+        }
+        fmt::print("{}: {} records\n", options->file, rows.size());
+        for (const auto& record : out) {
+            fmt::print("{:>5}  {}  {}\n       stored {} B, uncompressed {} B, md5 {}{}\n", record["id"].get<long long>(),
+                       record["kernel_name"].get<std::string>(), record["kernel_args"].get<std::string>(),
+                       record["stored_size"].get<std::size_t>(), record["uncompressed_size"].get<long long>(),
+                       record["kernel_hash"].get<std::string>(),
+                       record.contains("error") ? "  ERROR: " + record["error"].get<std::string>() : "");
+        }
+        return 0;
+    };
+}
+
+Action add_verify_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("verify", "check kdbs as MIOpen would read them: schema, bzip2, MD5, code objects");
+    struct Options {
+        std::vector<std::string> files;
+        std::string target;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    sub->add_option("files", options->files, "the .kdb files")->required();
+    sub->add_option("--target", options->target,
+                    "the target the file is for (default: read from the file name, e.g. gfx90a6e.kdb)");
+    sub->add_flag("--json", options->json, "print JSON");
+    return [options]() {
+        bool all_ok = true;
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& file : options->files) {
+            std::optional<Target> target;
+            if (!options->target.empty()) target = parse_target(options->target);
+            else target = target_from_kdb_filename(file);
+            VerifyReport report;
+            try {
+                report = verify_kdb(file, target);
+            } catch (const InputError& e) {
+                report.faults.push_back(e.what());
+            }
+            if (!target) report.faults.push_back("target unknown (name the file as MIOpen does or give --target): "
+                                                 "code objects not checked against a processor");
+            all_ok = all_ok && report.ok();
+            out.push_back({{"file", file},
+                           {"target", target ? nlohmann::json(std::string(target->name())) : nlohmann::json(nullptr)},
+                           {"records", report.records},
+                           {"ok", report.ok()},
+                           {"faults", report.faults}});
+            if (!options->json) {
+                if (report.ok()) fmt::print("{}: ok, {} records for {}\n", file, report.records, target->name());
+                else {
+                    fmt::print(stderr, "{}: {} fault(s) in {} records\n", file, report.faults.size(), report.records);
+                    for (const auto& fault : report.faults) fmt::print(stderr, "  {}\n", fault);
+                }
+            }
+        }
+        if (options->json) print_json(out);
+        return all_ok ? 0 : kExitSomeFailed;
+    };
+}
+
+Action add_diff_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("diff", "compare the keys and code of two kdbs");
+    struct Options {
+        std::string a, b;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    sub->add_option("a", options->a, "first .kdb")->required();
+    sub->add_option("b", options->b, "second .kdb")->required();
+    sub->add_flag("--json", options->json, "print JSON");
+    return [options]() {
+        const auto diff = diff_kdbs(options->a, options->b);
+        const auto keys = [](const std::vector<KdbKey>& list) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& key : list) out.push_back(key_json(key));
+            return out;
+        };
+        const bool same = diff.only_a.empty() && diff.only_b.empty() && diff.different_code.empty();
+        if (options->json) {
+            print_json({{"same", diff.same},
+                        {"only_a", keys(diff.only_a)},
+                        {"only_b", keys(diff.only_b)},
+                        {"different_code", keys(diff.different_code)}});
+        } else {
+            for (const auto& key : diff.only_a) fmt::print("< {} | {}\n", key.kernel_name, key.kernel_args);
+            for (const auto& key : diff.only_b) fmt::print("> {} | {}\n", key.kernel_name, key.kernel_args);
+            for (const auto& key : diff.different_code) fmt::print("! {} | {}\n", key.kernel_name, key.kernel_args);
+            fmt::print("{} same, {} only in {}, {} only in {}, {} with different code\n", diff.same, diff.only_a.size(),
+                       options->a, diff.only_b.size(), options->b, diff.different_code.size());
+        }
+        return same ? 0 : kExitSomeFailed;
+    };
+}
+
+Action add_merge_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("merge", "combine kdbs of one target into one file");
+    struct Options {
+        std::string out;
+        std::vector<std::string> inputs;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    sub->add_option("out", options->out, "the merged .kdb to write")->required();
+    sub->add_option("inputs", options->inputs, "kdbs to merge")->required();
+    sub->add_flag("--json", options->json, "print JSON");
+    return [options]() {
+        std::vector<fs::path> inputs(options->inputs.begin(), options->inputs.end());
+        const auto stats = merge_kdbs(options->out, inputs);
+        if (options->json) print_json({{"out", options->out}, {"records", stats.records}, {"bytes", stats.file_bytes}});
+        else fmt::print("{}: {} records from {} files, {}\n", options->out, stats.records, inputs.size(),
+                        human_bytes(stats.file_bytes));
+        return 0;
+    };
+}
+
+Action add_targets_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("targets", "show the processor table, or how MIOpen names the given targets");
+    struct Options {
+        TargetFlags targets;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    options->targets.add_to(*sub);
+    sub->add_flag("--json", options->json, "print JSON");
+    return [options]() {
+        if (options->targets.list.empty() && options->targets.file.empty()) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& p : processor_table())
+                out.push_back({{"processor", p.name}, {"xnack", p.supports_xnack}, {"sramecc", p.supports_sramecc},
+                               {"wave_size", p.default_wave_size}, {"xdlops", p.xdlops},
+                               {"elf_mach", fmt::format("0x{:03x}", p.elf_mach)}});
+            if (options->json) print_json(out);
+            else {
+                fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} {}\n", "processor", "xnack", "sramecc", "wave", "xdlops", "e_flags");
+                for (const auto& p : processor_table())
+                    fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} 0x{:03x}\n", p.name, p.supports_xnack ? "yes" : "-",
+                               p.supports_sramecc ? "yes" : "-", p.default_wave_size, p.xdlops ? "yes" : "-", p.elf_mach);
+            }
+            return 0;
+        }
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& target : options->targets.resolve()) out.push_back(target_json(target));
+        if (options->json) print_json(out);
+        else
+            for (const auto& t : out)
+                fmt::print("{:<28} kdb {:<22} DbId {:<16} -mcpu={}\n", t["spec"].get<std::string>(),
+                           t["kdb"].get<std::string>(), t["db_id"].get<std::string>(), t["mcpu"].get<std::string>());
+        return 0;
+    };
+}
+
+}  // namespace kdbgen::cli

@@ -1,0 +1,67 @@
+// kdbgen: builds MIOpen kernel databases offline, for any list of AMD GPUs.
+#include "commands.hpp"
+#include "common.hpp"
+#include "kdbgen/error.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <map>
+
+#ifndef KDBGEN_VERSION
+#define KDBGEN_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+    using namespace kdbgen;
+    CLI::App app{"kdbgen: build MIOpen kernel databases (.kdb) offline, with no GPU, for any AMD GPU targets"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("kdbgen ") + KDBGEN_VERSION);
+    bool verbose = false;
+    app.add_flag("-v,--verbose", verbose, "log what kdbgen does, to standard error");
+
+    std::map<CLI::App*, cli::Action> actions;
+    const auto add = [&](cli::Action (*add_command)(CLI::App&)) {
+        const auto before = app.get_subcommands({}).size();
+        cli::Action action = add_command(app);
+        CLI::App* sub = app.get_subcommands({})[before];
+        sub->set_version_flag("--version", std::string("kdbgen ") + KDBGEN_VERSION);
+        actions[sub] = std::move(action);
+    };
+    add(cli::add_build_command);
+    add(cli::add_plan_command);
+    add(cli::add_inspect_command);
+    add(cli::add_verify_command);
+    add(cli::add_diff_command);
+    add(cli::add_merge_command);
+    add(cli::add_cache_command);
+    add(cli::add_targets_command);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return kExitBadInput;
+    }
+    spdlog::set_pattern("kdbgen: %v");
+    spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+    cli::install_interrupt_handler();
+    try {
+        for (const auto& [sub, action] : actions)
+            if (sub->parsed()) return action();
+    } catch (const InputError& e) {
+        fmt::print(stderr, "kdbgen: error: {}\n", e.what());
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "kdbgen: error: {}\n", e.what());
+        return kExitSomeFailed;
+    }
+    return kExitBadInput;
+}

@@ -1,0 +1,70 @@
+#include "kdbgen/compile.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace kdbgen {
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel) {
+    ProcessResult result;
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        result.output = std::string("pipe: ") + std::strerror(errno);
+        return result;
+    }
+    std::vector<char*> args;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        result.output = std::string("fork: ") + std::strerror(errno);
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        return result;
+    }
+    if (pid == 0) {
+        // A child of its own process group: Ctrl-C reaches kdbgen, which
+        // then stops the children itself and cleans up.
+        ::setpgid(0, 0);
+        ::dup2(pipe_fds[1], STDOUT_FILENO);
+        ::dup2(pipe_fds[1], STDERR_FILENO);
+        const int devnull = ::open("/dev/null", O_RDONLY);
+        if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+        ::execv(args[0], args.data());
+        const std::string why = std::string("cannot run ") + args[0] + ": " + std::strerror(errno) + "\n";
+        [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, why.data(), why.size());
+        ::_exit(127);
+    }
+    ::close(pipe_fds[1]);
+    char buffer[8192];
+    bool killed = false;
+    while (true) {
+        pollfd fd{pipe_fds[0], POLLIN, 0};
+        const int ready = ::poll(&fd, 1, 100);
+        if (cancel && cancel->load() && !killed) {
+            ::kill(-pid, SIGTERM);
+            killed = true;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) continue;
+        const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        result.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(pipe_fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) result.exit_code = -WTERMSIG(status);
+    return result;
+}
+
+}  // namespace kdbgen

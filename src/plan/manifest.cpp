@@ -1,0 +1,107 @@
+#include "kdbgen/error.hpp"
+#include "kdbgen/plan.hpp"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <set>
+
+namespace kdbgen {
+
+namespace {
+
+std::string where(const fs::path& file, const toml::node& node) {
+    return located(file.string(), node.source().begin.line, "");
+}
+
+std::vector<std::string> string_list(const fs::path& file, const toml::table& table, std::string_view key,
+                                     bool required) {
+    const toml::node* node = table.get(key);
+    if (!node) {
+        if (required)
+            throw InputError(located(file.string(), table.source().begin.line,
+                                     fmt::format("[[kernel]] needs '{}'", key)));
+        return {};
+    }
+    std::vector<std::string> values;
+    if (const auto* text = node->as_string()) return {text->get()};
+    const auto* array = node->as_array();
+    if (!array)
+        throw InputError(located(file.string(), node->source().begin.line,
+                                 fmt::format("'{}' must be a string or a list of strings", key)));
+    for (const auto& item : *array) {
+        const auto* text = item.as_string();
+        if (!text)
+            throw InputError(located(file.string(), item.source().begin.line,
+                                     fmt::format("'{}' holds a value that is not a string", key)));
+        values.push_back(text->get());
+    }
+    return values;
+}
+
+}  // namespace
+
+Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, const std::vector<Target>& targets) {
+    toml::table root;
+    try {
+        root = toml::parse_file(manifest.string());
+    } catch (const toml::parse_error& e) {
+        throw InputError(located(manifest.string(), e.source().begin.line, std::string(e.description())));
+    }
+    Plan plan;
+    plan.targets = targets;
+    const auto* kernels = root.get_as<toml::array>("kernel");
+    if (!kernels || kernels->empty())
+        throw InputError(located(manifest.string(), 0, "no [[kernel]] tables"));
+    for (const auto& node : *kernels) {
+        const auto* table = node.as_table();
+        if (!table) throw InputError(located(manifest.string(), node.source().begin.line, "kernel is not a table"));
+        const auto line = table->source().begin.line;
+        const auto file = string_list(manifest, *table, "file", true);
+        if (file.size() != 1)
+            throw InputError(located(manifest.string(), line, "'file' must be one file name"));
+        const fs::path source = kernel_dir / file.front();
+        if (!fs::is_regular_file(source))
+            throw InputError(located(manifest.string(), line, fmt::format("kernel file '{}' not found in {}",
+                                                                          file.front(), kernel_dir.string())));
+        language_of(source);  // an unknown extension is an input error here, not a compile failure later
+        const auto symbols = string_list(manifest, *table, "symbols", true);
+        auto variants = string_list(manifest, *table, "options", true);
+        const auto only = string_list(manifest, *table, "targets", false);
+        for (const auto& target : targets) {
+            if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& prefix) {
+                    return target.name().starts_with(prefix);
+                }))
+                continue;
+            for (const auto& options : variants) {
+                KernelBuild build;
+                build.source = source;
+                build.kernel_file = file.front();
+                build.options = options;
+                build.target = target;
+                build.kernels = symbols;
+                build.include_dirs = {kernel_dir / "include"};
+                plan.builds.push_back({std::move(build), where(manifest, *table) + " " + file.front()});
+            }
+        }
+    }
+    deduplicate(plan);
+    return plan;
+}
+
+void deduplicate(Plan& plan) {
+    const auto order = [](const PlannedBuild& a, const PlannedBuild& b) {
+        const auto ka = std::make_tuple(a.build.target.spec(), a.build.kdb_name(), a.build.kdb_args());
+        const auto kb = std::make_tuple(b.build.target.spec(), b.build.kdb_name(), b.build.kdb_args());
+        return ka < kb;
+    };
+    std::stable_sort(plan.builds.begin(), plan.builds.end(), order);
+    plan.builds.erase(std::unique(plan.builds.begin(), plan.builds.end(),
+                                  [&](const PlannedBuild& a, const PlannedBuild& b) {
+                                      return !order(a, b) && !order(b, a);
+                                  }),
+                      plan.builds.end());
+}
+
+}  // namespace kdbgen

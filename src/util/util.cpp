@@ -1,0 +1,249 @@
+#include "kdbgen/util.hpp"
+
+#include "kdbgen/error.hpp"
+
+#include <bzlib.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <system_error>
+#include <unistd.h>
+
+namespace kdbgen {
+
+std::string located(const std::string& file, std::size_t line, const std::string& message) {
+    if (line == 0) return fmt::format("{}: {}", file, message);
+    return fmt::format("{}:{}: {}", file, line, message);
+}
+
+namespace {
+
+std::string to_hex(const unsigned char* digest, unsigned length) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out(length * 2, '0');
+    for (unsigned i = 0; i < length; ++i) {
+        out[2 * i] = kDigits[digest[i] >> 4];
+        out[2 * i + 1] = kDigits[digest[i] & 0xf];
+    }
+    return out;
+}
+
+std::string digest_hex(const EVP_MD* md, std::span<const char> data) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned length = 0;
+    if (EVP_Digest(data.data(), data.size(), digest, &length, md, nullptr) != 1)
+        throw std::runtime_error("OpenSSL digest failed");
+    return to_hex(digest, length);
+}
+
+const char* bz2_error_text(int code) {
+    switch (code) {
+        case BZ_MEM_ERROR: return "out of memory";
+        case BZ_OUTBUFF_FULL: return "the data is larger than its recorded size";
+        case BZ_PARAM_ERROR: return "bad parameters";
+        case BZ_DATA_ERROR: return "data integrity error in the compressed stream";
+        case BZ_DATA_ERROR_MAGIC: return "not a bzip2 stream (bad magic bytes)";
+        case BZ_UNEXPECTED_EOF: return "the compressed stream ends unexpectedly";
+        default: return "unknown bzip2 error";
+    }
+}
+
+}  // namespace
+
+std::string md5_hex(std::span<const char> data) { return digest_hex(EVP_md5(), data); }
+std::string sha256_hex(std::span<const char> data) { return digest_hex(EVP_sha256(), data); }
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+    if (!ctx_ || EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("OpenSSL SHA-256 init failed");
+}
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Sha256& Sha256::add(std::string_view part) {
+    auto* ctx = static_cast<EVP_MD_CTX*>(ctx_);
+    const std::string length = std::to_string(part.size()) + ":";
+    EVP_DigestUpdate(ctx, length.data(), length.size());
+    EVP_DigestUpdate(ctx, part.data(), part.size());
+    return *this;
+}
+std::string Sha256::hex() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned length = 0;
+    EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), digest, &length);
+    return to_hex(digest, length);
+}
+
+std::optional<Bytes> bz2_compress_like_miopen(std::span<const char> data) {
+    Bytes out(data.size());
+    auto length = static_cast<unsigned>(out.size());
+    const int rc = BZ2_bzBuffToBuffCompress(out.data(), &length, const_cast<char*>(data.data()),
+                                            static_cast<unsigned>(data.size()), 9, 0, 30);
+    if (rc == BZ_OUTBUFF_FULL) return std::nullopt;
+    if (rc != BZ_OK) throw std::runtime_error(std::string("bzip2 compress: ") + bz2_error_text(rc));
+    out.resize(length);
+    return out;
+}
+
+Bytes bz2_decompress(std::span<const char> data, std::size_t expected_size) {
+    Bytes out(expected_size);
+    auto length = static_cast<unsigned>(out.size());
+    const int rc = BZ2_bzBuffToBuffDecompress(out.data(), &length, const_cast<char*>(data.data()),
+                                              static_cast<unsigned>(data.size()), 0, 0);
+    if (rc != BZ_OK) throw std::runtime_error(std::string("bzip2: ") + bz2_error_text(rc));
+    out.resize(length);
+    return out;
+}
+
+Bytes bz2_decompress_stream(std::span<const char> data) {
+    bz_stream stream{};
+    if (BZ2_bzDecompressInit(&stream, 0, 0) != BZ_OK) throw std::runtime_error("bzip2 init failed");
+    Bytes out;
+    std::vector<char> chunk(1 << 20);
+    stream.next_in = const_cast<char*>(data.data());
+    stream.avail_in = static_cast<unsigned>(data.size());
+    int rc = BZ_OK;
+    while (rc == BZ_OK) {
+        stream.next_out = chunk.data();
+        stream.avail_out = static_cast<unsigned>(chunk.size());
+        rc = BZ2_bzDecompress(&stream);
+        out.insert(out.end(), chunk.data(), chunk.data() + (chunk.size() - stream.avail_out));
+        if (rc == BZ_OK && stream.avail_in == 0 && stream.avail_out != 0) {
+            rc = BZ_UNEXPECTED_EOF;
+        }
+    }
+    BZ2_bzDecompressEnd(&stream);
+    if (rc != BZ_STREAM_END) throw std::runtime_error(std::string("bzip2: ") + bz2_error_text(rc));
+    return out;
+}
+
+Bytes read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(located(path.string(), 0, "cannot open file for reading"));
+    Bytes data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) throw InputError(located(path.string(), 0, "read error"));
+    return data;
+}
+
+std::string read_text_file(const fs::path& path) {
+    const Bytes data = read_file(path);
+    return {data.begin(), data.end()};
+}
+
+std::string read_text_maybe_bz2(const fs::path& path) {
+    const Bytes data = read_file(path);
+    if (path.extension() != ".bz2") return {data.begin(), data.end()};
+    try {
+        const Bytes text = bz2_decompress_stream(data);
+        return {text.begin(), text.end()};
+    } catch (const std::runtime_error& e) {
+        throw InputError(located(path.string(), 0, e.what()));
+    }
+}
+
+AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destination)) {
+    static std::atomic<unsigned> counter{0};
+    std::random_device rd;
+    const auto dir = destination_.has_parent_path() ? destination_.parent_path() : fs::path(".");
+    temp_ = dir / fmt::format(".{}.tmp.{}.{}.{:x}", destination_.filename().string(), getpid(),
+                              counter++, rd());
+}
+
+AtomicFile::~AtomicFile() {
+    if (!committed_) {
+        std::error_code ignored;
+        fs::remove(temp_, ignored);
+    }
+}
+
+void AtomicFile::commit() {
+    std::error_code ec;
+    fs::rename(temp_, destination_, ec);
+    if (ec)
+        throw InputError(located(destination_.string(), 0, "cannot rename into place: " + ec.message()));
+    committed_ = true;
+}
+
+void write_file_atomic(const fs::path& path, std::span<const char> data) {
+    AtomicFile file(path);
+    {
+        std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
+        if (!out) throw InputError(located(path.string(), 0, "cannot open for writing"));
+        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        out.flush();
+        if (!out) throw InputError(located(path.string(), 0, "write error"));
+    }
+    file.commit();
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const auto pos = text.find(separator, start);
+        parts.emplace_back(text.substr(start, pos - start));
+        if (pos == std::string_view::npos) break;
+        start = pos + 1;
+    }
+    return parts;
+}
+
+std::vector<std::string> split_spaces(std::string_view text) {
+    std::vector<std::string> parts;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        std::size_t j = i;
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        if (j > i) parts.emplace_back(text.substr(i, j - i));
+        i = j;
+    }
+    return parts;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i) out += separator;
+        out += parts[i];
+    }
+    return out;
+}
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return text;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.starts_with(prefix); }
+
+std::string to_lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+std::optional<long long> parse_int(std::string_view text) {
+    long long value = 0;
+    if (text.empty()) return std::nullopt;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return value;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+    if (bytes < 1024) return fmt::format("{} B", bytes);
+    if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+    if (bytes < 1024ull * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
+    return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
+}
+
+}  // namespace kdbgen
