@@ -189,8 +189,9 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
             args.insert(args.end(), {"-x", "assembler", "-target", "amdgcn-amd-amdhsa",
                                      "-mcpu=" + build.target.asm_target_id(), cov});
             args.insert(args.end(), options.begin(), options.end());
-            // WORKAROUND_ISSUE_3001 in comgr BuildAsm (src/comgr.cpp:666-669).
-            if (build.target.xnack == FeatureState::Off) args.emplace_back("-mno-xnack");
+            // comgr BuildAsm adds -mno-xnack when xnack is off (WORKAROUND_ISSUE_3001,
+            // src/comgr.cpp:666-669). Upstream Clang dropped that flag; the same
+            // request is the ":xnack-" of the target ID above.
             add_includes(args, build);
             args.insert(args.end(), {"-c", build.source.string(), "-o", object.string()});
             return {args, {tc.lld().string(), "-shared", object.string(), "-o", output.string()}};

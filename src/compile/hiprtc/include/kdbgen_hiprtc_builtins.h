@@ -50,6 +50,10 @@ __device__ inline void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_S
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, __VA_ARGS__)))
 
+// hiprtc's runtime header offers these in namespace __hip_internal (and the
+// type-trait basics in std); MIOpen's miopen_cstdint.hpp and
+// miopen_type_traits.hpp build on exactly this set.
+namespace __hip_internal {
 typedef __INT8_TYPE__ int8_t;
 typedef __UINT8_TYPE__ uint8_t;
 typedef __INT16_TYPE__ int16_t;
@@ -58,3 +62,49 @@ typedef __INT32_TYPE__ int32_t;
 typedef __UINT32_TYPE__ uint32_t;
 typedef __INT64_TYPE__ int64_t;
 typedef __UINT64_TYPE__ uint64_t;
+template <class T, T v> struct integral_constant {
+    static constexpr T value = v;
+    typedef T value_type;
+    typedef integral_constant type;
+    constexpr operator value_type() const noexcept { return value; }
+};
+typedef integral_constant<bool, true> true_type;
+typedef integral_constant<bool, false> false_type;
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { typedef T type; };
+template <class T, class U> struct is_same : false_type {};
+template <class T> struct is_same<T, T> : true_type {};
+}  // namespace __hip_internal
+namespace std {
+using __hip_internal::enable_if;
+using __hip_internal::false_type;
+using __hip_internal::integral_constant;
+using __hip_internal::is_same;
+using __hip_internal::true_type;
+}  // namespace std
+
+// hiprtc predefines the half type; Clang's _Float16 is the same storage and arithmetic.
+typedef _Float16 __half;
+typedef __half half;
+
+// bfloat16 storage with round-to-nearest-even conversion from float.
+struct hip_bfloat16 {
+    __UINT16_TYPE__ data;
+    __device__ hip_bfloat16() = default;
+    __device__ explicit hip_bfloat16(float f) {
+        const __UINT32_TYPE__ bits = __builtin_bit_cast(__UINT32_TYPE__, f);
+        data = static_cast<__UINT16_TYPE__>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);  // round to nearest even
+    }
+    __device__ operator float() const { return __builtin_bit_cast(float, static_cast<__UINT32_TYPE__>(data) << 16); }
+};
+
+#ifndef MIOPEN_DONT_USE_HIP_RUNTIME_HEADERS
+typedef __INT8_TYPE__ int8_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT64_TYPE__ uint64_t;
+#endif

@@ -1,9 +1,8 @@
 // kdbgen: half precision for HIP kernels built without a HIP runtime.
-// __half is Clang's _Float16, which the AMDGPU backend supports natively.
+// __half (Clang's _Float16) comes with kdbgen_hiprtc_builtins.h.
 #pragma once
 #include "kdbgen_hiprtc_builtins.h"
 
-typedef _Float16 __half;
 struct __half2 { _Float16 x, y; };
 __device__ inline __half __float2half(float f) { return static_cast<_Float16>(f); }
 __device__ inline float __half2float(__half h) { return static_cast<float>(h); }

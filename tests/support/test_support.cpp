@@ -1,0 +1,45 @@
+#include "test_support.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace kdbgen::test {
+
+TempDir::TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "kdbgen-test-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+}
+
+fs::path source_dir() { return KDBGEN_TEST_SOURCE_DIR; }
+fs::path kernels_dir() { return source_dir() / "kernels"; }
+fs::path shared_db_dir() {
+    if (const char* env = std::getenv("KDBGEN_SHARED_DB_DIR"); env && *env) return env;
+    return fs::weakly_canonical(KDBGEN_TEST_SHARED_DB_DIR);
+}
+
+const Toolchain& toolchain() {
+    static const TempDir work;
+    static const Toolchain tc = [] {
+        ToolchainOptions options;
+        options.work_dir = work.path();
+        return discover_toolchain(options);
+    }();
+    return tc;
+}
+
+ProcessResult run_kdbgen(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{KDBGEN_TEST_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+}
+
+Bytes bytes_of(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+}  // namespace kdbgen::test

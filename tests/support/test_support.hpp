@@ -1,0 +1,36 @@
+// Shared helpers for kdbgen's tests: scratch folders, the toolchain, and
+// running the kdbgen binary.
+#pragma once
+
+#include "kdbgen/compile.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kdbgen::test {
+
+// A fresh folder under the system temp dir, removed on destruction.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    const fs::path& path() const { return path_; }
+    fs::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+fs::path source_dir();
+fs::path kernels_dir();
+fs::path shared_db_dir();  // ../shared/miopen-db (real MIOpen find-db and perf-db files)
+
+// The default toolchain, discovered once per test binary.
+const Toolchain& toolchain();
+
+// Runs the built kdbgen binary with these arguments.
+ProcessResult run_kdbgen(const std::vector<std::string>& args);
+
+Bytes bytes_of(std::string_view text);
+
+}  // namespace kdbgen::test

@@ -1,0 +1,96 @@
+// The kdbgen binary end to end: exit codes, messages, nothing half-written.
+#include "kdbgen/kdb.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace kdbgen;
+using test::run_kdbgen;
+
+TEST(Cli, HelpAndVersionForEverySubcommand) {
+    EXPECT_EQ(run_kdbgen({"--help"}).exit_code, 0);
+    for (const char* sub : {"build", "plan", "inspect", "verify", "diff", "merge", "cache", "targets"}) {
+        EXPECT_EQ(run_kdbgen({sub, "--help"}).exit_code, 0) << sub;
+        const auto version = run_kdbgen({sub, "--version"});
+        EXPECT_EQ(version.exit_code, 0) << sub;
+        EXPECT_NE(version.output.find("kdbgen "), std::string::npos) << sub;
+    }
+}
+
+TEST(Cli, BadUsageIsExitTwo) {
+    EXPECT_EQ(run_kdbgen({}).exit_code, 2);
+    EXPECT_EQ(run_kdbgen({"build", "--no-such-flag"}).exit_code, 2);
+    const auto unknown = run_kdbgen({"build", "--targets", "gfx1234_5", "-o", "/tmp/x"});
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.output.find("unknown processor 'gfx1234'"), std::string::npos) << unknown.output;
+}
+
+TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto run = run_kdbgen({"build", "--targets", "gfx1030_36,gfx90a:sramecc+:xnack-_110", "-o", out.string(),
+                                 "--cache-dir", (dir / "cache").string(), "--json", "-j", "2"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(fs::exists(out / "gfx1030_36.kdb"));
+    EXPECT_TRUE(fs::exists(out / "gfx90a6e.kdb"));
+    const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    EXPECT_EQ(json["failed"], 0);
+    EXPECT_EQ(json["targets"].size(), 2u);
+    EXPECT_EQ(json["targets"][0]["records"], 9);
+    const auto verify = run_kdbgen({"verify", (out / "gfx1030_36.kdb").string(), (out / "gfx90a6e.kdb").string()});
+    EXPECT_EQ(verify.exit_code, 0) << verify.output;
+    const auto inspect = run_kdbgen({"inspect", "--json", (out / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(inspect.exit_code, 0);
+    EXPECT_NE(inspect.output.find("kdbgen_fill.s.o"), std::string::npos);
+    const auto warm = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "warm").string(), "--cache-dir",
+                                  (dir / "cache").string(), "--json"});
+    EXPECT_EQ(nlohmann::json::parse(warm.output.substr(warm.output.find('{')))["cached"], 9);
+    EXPECT_EQ(read_file(out / "gfx1030_36.kdb"), read_file(dir / "warm" / "gfx1030_36.kdb"))
+        << "cold and warm builds give the same bytes";
+}
+
+TEST(Cli, FailedKernelCostsNoOtherKernelAndExitsOne) {
+    test::TempDir dir;
+    fs::create_directories(dir / "kernels");
+    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "kernels" / "kdbgen_fill.s");
+    fs::copy_file(test::source_dir() / "tests/data/broken.cl", dir / "kernels" / "broken.cl");
+    std::ofstream(dir / "m.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
+                                     "[[kernel]]\nfile = \"broken.cl\"\nsymbols = [\"Broken\"]\noptions = [\"\"]\n";
+    const auto run = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "out").string(), "--manifest",
+                                 (dir / "m.toml").string(), "--kernels-dir", (dir / "kernels").string(), "--no-cache"});
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("broken.cl:4:"), std::string::npos) << run.output;
+    EXPECT_EQ(read_kdb(dir / "out" / "gfx1030_36.kdb").size(), 1u) << "the good kernel is written";
+    const auto fail_fast = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "ff").string(), "--manifest",
+                                       (dir / "m.toml").string(), "--kernels-dir", (dir / "kernels").string(),
+                                       "--no-cache", "--fail-fast", "-j", "1"});
+    EXPECT_EQ(fail_fast.exit_code, 1);
+    EXPECT_FALSE(fs::exists(dir / "ff" / "gfx1030_36.kdb"));
+}
+
+TEST(Cli, VerifyRejectsCorruptFileWithNonZeroExit) {
+    test::TempDir dir;
+    write_file_atomic(dir / "gfx1030_36.kdb", test::bytes_of("SQLite format 3\0 this is not a database"));
+    const auto run = run_kdbgen({"verify", (dir / "gfx1030_36.kdb").string()});
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_NE(run.output.find("gfx1030_36.kdb"), std::string::npos) << run.output;
+}
+
+TEST(Cli, UnwritableOutputIsExitTwo) {
+    test::TempDir dir;
+    write_file_atomic(dir / "file", test::bytes_of("x"));
+    const auto run = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "file" / "sub").string(), "--no-cache"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("cannot create output folder"), std::string::npos) << run.output;
+}
+
+TEST(Cli, TargetsShowsMIOpenNames) {
+    const auto run = run_kdbgen({"targets", "--json", "--targets", "gfx90a:xnack+_110,gfx942_304"});
+    ASSERT_EQ(run.exit_code, 0);
+    const auto json = nlohmann::json::parse(run.output);
+    EXPECT_EQ(json[0]["kdb"], "gfx90a_xnack6e.kdb");
+    EXPECT_EQ(json[1]["kdb"], "gfx942130.kdb");
+}

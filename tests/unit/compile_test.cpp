@@ -1,0 +1,257 @@
+// The GPU-less compiler driver: every language, every target, the ELF facts,
+// failure isolation.
+#include "kdbgen/cache.hpp"
+#include "kdbgen/codeobject.hpp"
+#include "kdbgen/compile.hpp"
+#include "kdbgen/jobs.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+using namespace kdbgen;
+
+namespace {
+
+KernelBuild demo_build(const std::string& file, const std::string& options, const std::string& target,
+                       std::vector<std::string> kernels) {
+    KernelBuild build;
+    build.source = test::kernels_dir() / file;
+    build.kernel_file = file;
+    build.options = options;
+    build.target = parse_target(target);
+    build.kernels = std::move(kernels);
+    build.include_dirs = {test::kernels_dir() / "include"};
+    return build;
+}
+
+std::vector<KernelBuild> one_of_each_language(const std::string& target) {
+    return {demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1 -DMLO_GRP_SZ0=256", target,
+                       {"KdbgenTensorOp", "KdbgenScaleTensor"}),
+            demo_build("kdbgen_activation.cpp", "-DMIOPEN_USE_FP16=1 -DKDBGEN_ACTIVATION=1", target,
+                       {"KdbgenActivationFwd"}),
+            demo_build("kdbgen_fill.s", "-Wa,-defsym,KDBGEN_FILL_GROUP_SIZE=64", target, {"KdbgenFill"})};
+}
+
+}  // namespace
+
+class EveryLanguage : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryLanguage, BuildsAndPassesElfChecks) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    for (const auto& build : one_of_each_language(GetParam())) {
+        const auto result = compiler.compile(build);
+        ASSERT_TRUE(result.ok) << build.describe() << "\n" << result.command << "\n" << result.log;
+        const auto info = read_code_object(result.code);
+        EXPECT_EQ(info.machine, kElfMachineAmdgpu);
+        EXPECT_EQ(info.mach(), build.target.processor->elf_mach) << build.describe();
+        EXPECT_TRUE(info.has_metadata_note) << build.describe();
+        for (const auto& kernel : build.kernels)
+            EXPECT_NE(std::find(info.kernels.begin(), info.kernels.end(), kernel), info.kernels.end()) << kernel;
+        EXPECT_EQ(info.code_object_version(), 5u) << build.describe();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, EveryLanguage,
+                         ::testing::Values("gfx900_56", "gfx906_60", "gfx908_120", "gfx90a_110", "gfx942_304",
+                                           "gfx1030_36", "gfx1100_48", "gfx1200_32"));
+
+TEST(Compile, EveryProcessorInTheTableGetsItsElfMachine) {
+    // Checks the table's e_flags numbers against what LLVM writes.
+    const Compiler compiler(test::toolchain(), nullptr);
+    for (const auto& processor : processor_table()) {
+        const auto build = demo_build("kdbgen_fill.s", "", std::string(processor.name) + "_8", {"KdbgenFill"});
+        const auto result = compiler.compile(build);
+        ASSERT_TRUE(result.ok) << processor.name << "\n" << result.log;
+        EXPECT_EQ(read_code_object(result.code).mach(), processor.elf_mach) << processor.name;
+    }
+}
+
+TEST(Compile, OpenClBuildsForEveryProcessorIncludingSynthesizedDeviceLibs) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    for (const auto& processor : processor_table()) {
+        const auto build = demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", std::string(processor.name) + "_8",
+                                      {"KdbgenTensorOp"});
+        const auto result = compiler.compile(build);
+        EXPECT_TRUE(result.ok) << processor.name << "\n" << result.log;
+    }
+    // Debian's rocm-device-libs 5.2.3 has no gfx11/gfx12 ISA library: kdbgen made it.
+    const auto& made = test::toolchain().synthesized_libs;
+    if (!fs::exists(test::toolchain().device_libs / "oclc_isa_version_1100.bc"))
+        EXPECT_NE(std::find(made.begin(), made.end(), "oclc_isa_version_1100.bc"), made.end());
+}
+
+TEST(Compile, TargetFeaturesReachTheCodeObject) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto builds = one_of_each_language("gfx90a:sramecc+:xnack-_110");
+    const auto ocl = compiler.compile(builds[0]);
+    const auto hip = compiler.compile(builds[1]);
+    const auto asm_ = compiler.compile(builds[2]);
+    ASSERT_TRUE(ocl.ok && hip.ok && asm_.ok) << ocl.log << hip.log << asm_.log;
+    // comgr's OpenCL ISA name carries xnack only (src/comgr.cpp:233-235): sramecc stays "any".
+    EXPECT_EQ(read_code_object(ocl.code).xnack(), FeatureState::Off);
+    EXPECT_EQ(read_code_object(ocl.code).sramecc(), FeatureState::Unset);
+    EXPECT_EQ(read_code_object(hip.code).xnack(), FeatureState::Off);
+    EXPECT_EQ(read_code_object(hip.code).sramecc(), FeatureState::On);
+    EXPECT_EQ(read_code_object(asm_.code).xnack(), FeatureState::Off);
+    EXPECT_EQ(read_code_object(asm_.code).sramecc(), FeatureState::On);
+    const auto xnack_on = compiler.compile(one_of_each_language("gfx90a:xnack+_110")[1]);
+    ASSERT_TRUE(xnack_on.ok) << xnack_on.log;
+    EXPECT_EQ(read_code_object(xnack_on.code).xnack(), FeatureState::On);
+    // gfx906 with nothing reported: MIOpen assumes sramecc+ for assembly.
+    const auto gfx906 = compiler.compile(one_of_each_language("gfx906_60")[2]);
+    EXPECT_EQ(read_code_object(gfx906.code).sramecc(), FeatureState::On);
+}
+
+TEST(Compile, CodeObjectVersionIsSelectable) {
+    test::TempDir work;
+    ToolchainOptions options;
+    options.work_dir = work.path();
+    options.code_object_version = 4;
+    const Compiler compiler(discover_toolchain(options), nullptr);
+    const auto result = compiler.compile(one_of_each_language("gfx1030_36")[0]);
+    ASSERT_TRUE(result.ok) << result.log;
+    EXPECT_EQ(read_code_object(result.code).code_object_version(), 4u);
+}
+
+TEST(Compile, OptionsAreMIOpensBuildTimeOptions) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto builds = one_of_each_language("gfx1030_36");
+    const auto joined = [&](const KernelBuild& b) { return join(compiler.commands(b, "o", "s").front(), " "); };
+    // src/comgr.cpp:163-186 (MIOpen 3.3.0) AddCompilerOptions, after the key's options and -Wno-everything
+    // (src/hipoc/hipoc_program.cpp:296-297).
+    EXPECT_NE(joined(builds[0]).find("-DMIOPEN_USE_FP32=1 -DMLO_GRP_SZ0=256 -Wno-everything -cl-std=CL2.0 "
+                                     "-cl-kernel-arg-info -D__IMAGE_SUPPORT__=1 -D__OPENCL_VERSION__=200 -mllvm "
+                                     "-amdgpu-early-inline-all -mllvm -amdgpu-prelink -O3 -mllvm "
+                                     "-amdgpu-internalize-symbols"),
+              std::string::npos)
+        << joined(builds[0]);
+    // src/comgr.cpp:940-980 (MIOpen 3.3.0) hiprtc BuildHip; WORKAROUND_ISSUE_1431 on gfx10/gfx11.
+    const auto hip = joined(builds[1]);
+    for (const char* option : {"-D__HIP_PLATFORM_AMD__=1", "-DMIOPEN_DONT_USE_HIP_RUNTIME_HEADERS",
+                               "-DWORKAROUND_ISSUE_1431=1", "-fno-gpu-rdc", "-O3", "-std=c++17", "-Wno-cuda-compat"})
+        EXPECT_NE(hip.find(option), std::string::npos) << option << " in " << hip;
+    EXPECT_EQ(join(compiler.commands(one_of_each_language("gfx906_60")[1], "o", "s").front(), " ")
+                  .find("WORKAROUND_ISSUE_1431"),
+              std::string::npos);
+    // src/comgr.cpp:666-669: -mno-xnack when xnack is off, which upstream Clang spells as the target ID.
+    EXPECT_NE(join(compiler.commands(one_of_each_language("gfx90a:xnack-_110")[2], "o", "s").front(), " ")
+                  .find("-mcpu=gfx90a:xnack-"),
+              std::string::npos);
+    // -mcpu in the key's options is the caller's and is removed (src/comgr.cpp:156).
+    auto with_mcpu = builds[0];
+    with_mcpu.options += " -mcpu=gfx900";
+    EXPECT_EQ(joined(with_mcpu).find("-mcpu=gfx900"), std::string::npos);
+}
+
+TEST(Compile, ErrorNamesFileAndLineAndOthersStillBuild) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    auto builds = one_of_each_language("gfx1030_36");
+    KernelBuild broken = builds[0];
+    broken.source = test::source_dir() / "tests/data/broken.cl";
+    broken.kernel_file = "broken.cl";
+    broken.kernels = {"Broken"};
+    builds.insert(builds.begin() + 1, broken);
+    std::atomic<bool> cancel{false};
+    std::ostringstream log;
+    JobOptions options;
+    options.jobs = 2;
+    const auto results = run_builds(compiler, builds, options, cancel, log);
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_FALSE(results[1].ok);
+    EXPECT_NE(results[1].log.find("broken.cl:4:"), std::string::npos) << results[1].log;
+    EXPECT_NE(results[1].log.find("undeclared_value"), std::string::npos) << results[1].log;
+    EXPECT_NE(results[1].command.find("broken.cl"), std::string::npos);
+    EXPECT_TRUE(results[0].ok && results[2].ok && results[3].ok);
+    EXPECT_NE(log.str().find("FAILED broken.cl"), std::string::npos) << log.str();
+}
+
+TEST(Compile, FailFastStopsScheduling) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    KernelBuild broken = one_of_each_language("gfx1030_36")[0];
+    broken.source = test::source_dir() / "tests/data/broken.cl";
+    std::vector<KernelBuild> builds(6, broken);
+    std::atomic<bool> cancel{false};
+    std::ostringstream log;
+    JobOptions options;
+    options.jobs = 1;
+    options.fail_fast = true;
+    const auto results = run_builds(compiler, builds, options, cancel, log);
+    EXPECT_EQ(results[5].log, "not built");
+}
+
+TEST(Compile, MissingSourceAndMissingKernelAreFailuresNotCrashes) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    auto build = one_of_each_language("gfx1030_36")[0];
+    build.source = "/nonexistent/x.cl";
+    EXPECT_FALSE(compiler.compile(build).ok);
+    build = one_of_each_language("gfx1030_36")[2];
+    build.kernels = {"NoSuchKernel"};
+    const auto result = compiler.compile(build);
+    EXPECT_FALSE(result.ok);
+    EXPECT_NE(result.log.find("kernel 'NoSuchKernel' missing"), std::string::npos) << result.log;
+}
+
+// With a real MIOpen tree (KDBGEN_MIOPEN_SRC): one real kernel of each language.
+// Options as MIOpen 3.3.0 forms them: src/solver/activ/fwd_0.cpp:103-143 (MIOpenNeuron.cl, FP32
+// packed, mode 3 = RELU); the Winograd and naive-conv kernels with their solvers' defines.
+TEST(CompileMIOpenTree, RealKernelsForGfx906AndGfx1030) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const fs::path kernels = fs::path(src) / "src" / "kernels";
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto make = [&](const char* file, const char* options, const char* target, std::vector<std::string> syms) {
+        KernelBuild build;
+        build.source = kernels / file;
+        build.kernel_file = fs::path(file).filename().string();
+        build.options = options;
+        build.target = parse_target(target);
+        build.kernels = std::move(syms);
+        build.include_dirs = {kernels};
+        return build;
+    };
+    // As ROCm reports these GPUs: MIOpen's assembly checks xnack against the target ID.
+    for (const char* target : {"gfx906:sramecc+:xnack-_60", "gfx1030_36"}) {
+        const bool gfx9 = std::string(target).starts_with("gfx9");
+        const std::vector<KernelBuild> builds = {
+            make("MIOpenNeuron.cl",
+                 "-DLITE -DMIOPEN_READ_UNIT=4 -DMIOPEN_READ_TYPE=_FLOAT4 -DMIOPEN_NRN_OP_ID=3 -DMIOPEN_USE_FP16=0 "
+                 "-DMIOPEN_USE_FP32=1",
+                 target, {"MIOpenActiveFwdLite"}),
+            // src/solver/conv/conv_winoRxS.cpp:862-868 (ConvBinWinoRxS<2,3>::GetSolution).
+            make(gfx9 ? "Conv_Winograd_v21_1_3_fp32_f2x3_stride1.s" : "Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s",
+                 " -Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,FORCE_CACHE_BYPASS_ON_STORE=0 -mcumode "
+                 "-mwavefrontsize64",
+                 target, {}),
+        };
+        for (const auto& build : builds) {
+            const auto result = compiler.compile(build);
+            EXPECT_TRUE(result.ok) << build.describe() << "\n" << result.command << "\n" << result.log.substr(0, 3000);
+        }
+    }
+}
+
+// MIOpen's HIP kernels use the whole hiprtc header set (vector types, printf,
+// half conversions), more than kdbgen's stand-in has: they build against a
+// HIP include folder (KDBGEN_HIP_INCLUDE, e.g. /opt/rocm/include).
+TEST(CompileMIOpenTree, RealHipKernelWithHipHeaders) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* hip = std::getenv("KDBGEN_HIP_INCLUDE");
+    if (!src || !*src || !hip || !*hip) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC and KDBGEN_HIP_INCLUDE";
+    test::TempDir work;
+    ToolchainOptions options;
+    options.work_dir = work.path();
+    options.hip_include = hip;
+    const Compiler compiler(discover_toolchain(options), nullptr);
+    for (const char* target : {"gfx906:sramecc+:xnack-_60", "gfx1030_36"}) {
+        KernelBuild build;
+        build.source = fs::path(src) / "src/kernels/gpu_reference_kernel/naive_conv.cpp";
+        build.kernel_file = "naive_conv.cpp";
+        build.target = parse_target(target);
+        build.include_dirs = {fs::path(src) / "src/kernels"};
+        const auto result = compiler.compile(build);
+        EXPECT_TRUE(result.ok) << result.command << "\n" << result.log.substr(0, 3000);
+    }
+}
