@@ -29,6 +29,7 @@ struct BuildOptions {
     unsigned jobs = 0;
     bool fail_fast = false;
     bool update = false;
+    bool dry_run = false;
     bool json = false;
     bool quiet = false;
     std::string progress = "auto";
@@ -82,6 +83,21 @@ int run_build(const BuildOptions& options) {
         auto [it, added] = index_of.emplace(identity, unique.size());
         if (added) unique.push_back(plan.builds[i].build);
         unique_index[i] = it->second;
+    }
+
+    if (options.dry_run) {
+        // The exact commands a build runs, with {OUT} and {SCRATCH} for the
+        // per-kernel output file and scratch folder (tools/bench replays them).
+        nlohmann::json commands = nlohmann::json::array();
+        for (const auto& build : unique) {
+            nlohmann::json lines = nlohmann::json::array();
+            for (const auto& argv : compiler.commands(build, "{OUT}", "{SCRATCH}")) lines.push_back(argv);
+            commands.push_back({{"kernel", build.describe()}, {"commands", lines}});
+            if (!options.json)
+                for (const auto& argv : lines) fmt::print("{}\n", join(argv.get<std::vector<std::string>>(), " "));
+        }
+        if (options.json) print_json({{"compiles", commands}});
+        return kExitOk;
     }
 
     JobOptions jobs;
@@ -164,6 +180,7 @@ Action add_build_command(CLI::App& app) {
     sub->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per core)");
     sub->add_flag("--fail-fast", options->fail_fast,
                   "stop at the first failed kernel and write no kdb (default: keep going, write what built, exit 1)");
+    sub->add_flag("-n,--dry-run", options->dry_run, "print the compile commands instead of running them");
     sub->add_flag("--update", options->update, "write into existing kdbs: replace these keys, keep the others");
     sub->add_flag("--json", options->json, "print a JSON report on standard output");
     sub->add_flag("-q,--quiet", options->quiet, "no progress output");

@@ -1,0 +1,183 @@
+#include "kdbgen/enumerate.hpp"
+
+#include "kdbgen/error.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace kdbgen {
+
+namespace {
+
+std::string join_longs(const std::vector<long>& values, char separator) {
+    std::string out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += separator;
+        out += std::to_string(values[i]);
+    }
+    return out;
+}
+
+long to_long(std::string_view key, std::string_view field, std::string_view what) {
+    const auto value = parse_int(field);
+    if (!value || *value < 0)
+        throw InputError(fmt::format("problem key '{}': {} '{}' is not a non-negative number", key, what, field));
+    return static_cast<long>(*value);
+}
+
+std::vector<long> x_separated(std::string_view key, std::string_view field, unsigned dims, std::string_view what) {
+    const auto parts = split(field, 'x');
+    if (parts.size() != dims)
+        throw InputError(fmt::format("problem key '{}': {} '{}' needs {} values joined by 'x'", key, what, field, dims));
+    std::vector<long> values;
+    for (const auto& part : parts) values.push_back(to_long(key, part, what));
+    return values;
+}
+
+bool is_layout(std::string_view token) {
+    return !token.empty() && token.find_first_not_of("NCDHWc") == std::string_view::npos;
+}
+
+char direction_letter(ConvDirection direction) {
+    switch (direction) {
+        case ConvDirection::Forward: return 'F';
+        case ConvDirection::BackwardData: return 'B';
+        case ConvDirection::BackwardWeights: return 'W';
+    }
+    return '?';
+}
+
+}  // namespace
+
+std::string ConvProblem::serialize() const {
+    std::string out = fmt::format("{}-{}-{}-{}-{}-{}-{}-{}-{}-{}", in_channels, join_longs(in_spatial, '-'),
+                                  join_longs(weights_spatial, 'x'), out_channels, join_longs(out_spatial, '-'), batch,
+                                  join_longs(pads, 'x'), join_longs(strides, 'x'), join_longs(dilations, 'x'), bias);
+    const bool default_layout = (in_layout == "NCHW" && weights_layout == "NCHW" && out_layout == "NCHW") ||
+                                (in_layout == "NCDHW" && weights_layout == "NCDHW" && out_layout == "NCDHW");
+    if (default_layout) out += "-" + in_layout;
+    else out += fmt::format("-{}-{}-{}", in_layout, weights_layout, out_layout);
+    out += fmt::format("-{}-{}", data_types, direction_letter(direction));
+    if (groups != 1) out += fmt::format("_g{}", groups);
+    return out + cast_suffix;
+}
+
+ConvProblem parse_conv_problem_key(std::string_view key) {
+    const auto tokens = split(key, '-');
+    const auto bad = [&](const std::string& why) { return InputError(fmt::format("problem key '{}': {}", key, why)); };
+    if (tokens.size() < 15) throw bad(fmt::format("{} fields, a convolution key has at least 15", tokens.size()));
+    ConvProblem p;
+    // The weights field is the first with an 'x': at index 3 in 2-D keys, 4 in 3-D keys.
+    if (tokens[3].find('x') != std::string::npos) p.spatial_dims = 2;
+    else if (tokens.size() > 4 && tokens[4].find('x') != std::string::npos) p.spatial_dims = 3;
+    else throw bad("no filter size field (YxX or ZxYxX)");
+    const unsigned d = p.spatial_dims;
+    std::size_t i = 0;
+    p.in_channels = to_long(key, tokens[i++], "input channels");
+    for (unsigned k = 0; k < d; ++k) p.in_spatial.push_back(to_long(key, tokens[i++], "input size"));
+    p.weights_spatial = x_separated(key, tokens[i++], d, "filter size");
+    p.out_channels = to_long(key, tokens[i++], "output channels");
+    if (tokens.size() < i + d + 8) throw bad("too few fields");
+    for (unsigned k = 0; k < d; ++k) p.out_spatial.push_back(to_long(key, tokens[i++], "output size"));
+    p.batch = to_long(key, tokens[i++], "batch size");
+    p.pads = x_separated(key, tokens[i++], d, "padding");
+    p.strides = x_separated(key, tokens[i++], d, "strides");
+    p.dilations = x_separated(key, tokens[i++], d, "dilations");
+    p.bias = static_cast<int>(to_long(key, tokens[i++], "bias"));
+    const std::size_t rest = tokens.size() - i;  // layout(s), types, direction
+    if (rest == 3) {
+        if (!is_layout(tokens[i])) throw bad(fmt::format("layout '{}' is not a tensor layout", tokens[i]));
+        p.in_layout = p.weights_layout = p.out_layout = tokens[i++];
+    } else if (rest == 5) {
+        for (auto* layout : {&p.in_layout, &p.weights_layout, &p.out_layout}) {
+            if (!is_layout(tokens[i])) throw bad(fmt::format("layout '{}' is not a tensor layout", tokens[i]));
+            *layout = tokens[i++];
+        }
+    } else {
+        throw bad(fmt::format("{} fields after bias, expected 3 or 5", rest));
+    }
+    p.data_types = tokens[i++];
+    if (p.data_types.empty()) throw bad("empty data type");
+    const std::string& direction = tokens[i];
+    if (direction.empty()) throw bad("empty direction");
+    switch (direction[0]) {
+        case 'F': p.direction = ConvDirection::Forward; break;
+        case 'B': p.direction = ConvDirection::BackwardData; break;
+        case 'W': p.direction = ConvDirection::BackwardWeights; break;
+        default: throw bad(fmt::format("direction '{}' is not F, B or W", direction));
+    }
+    std::string_view optional = std::string_view(direction).substr(1);
+    if (optional.starts_with("_g")) {
+        std::size_t end = 2;
+        while (end < optional.size() && std::isdigit(static_cast<unsigned char>(optional[end]))) ++end;
+        p.groups = to_long(key, optional.substr(2, end - 2), "group count");
+        optional.remove_prefix(end);
+    }
+    if (!optional.empty() && !optional.starts_with("_c")) throw bad(fmt::format("unknown key suffix '{}'", optional));
+    p.cast_suffix = std::string(optional);
+    return p;
+}
+
+std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin) {
+    std::vector<FindDbEntry> entries;
+    std::size_t number = 0;
+    for (const auto& raw : split(text, '\n')) {
+        ++number;
+        const auto line = trim(raw);
+        if (line.empty()) continue;
+        const auto equals = line.find('=');
+        if (equals == std::string_view::npos)
+            throw InputError(located(origin, number, fmt::format("no '=' in find-db line '{}'", line.substr(0, 120))));
+        FindDbEntry entry;
+        entry.line = number;
+        entry.key = std::string(line.substr(0, equals));
+        try {
+            entry.problem = parse_conv_problem_key(entry.key);
+        } catch (const InputError& e) {
+            throw InputError(located(origin, number, e.what()));
+        }
+        for (const auto& item : split(line.substr(equals + 1), ';')) {
+            const auto colon = item.find(':');
+            if (colon == std::string::npos)
+                throw InputError(located(origin, number, fmt::format("solver record '{}' has no ':'", item)));
+            const std::string head = item.substr(0, colon);
+            const auto fields = split(std::string_view(item).substr(colon + 1), ',');
+            FindDbSolver solver;
+            std::size_t time_at = 0;
+            if (head.starts_with("miopenConvolution")) {
+                // algorithm:solver,time,workspace,algorithm,<unused>
+                if (fields.size() < 4)
+                    throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
+                solver.solver = fields[0];
+                solver.algorithm = head;
+                time_at = 1;
+            } else {
+                // solver:time,workspace,algorithm
+                if (fields.size() < 3)
+                    throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
+                solver.solver = head;
+                solver.algorithm = fields[2];
+            }
+            try {
+                solver.time = std::stod(fields[time_at]);
+            } catch (const std::exception&) {
+                throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a number", fields[time_at], item)));
+            }
+            const auto workspace = parse_int(fields[time_at + 1]);
+            if (!workspace)
+                throw InputError(located(origin, number,
+                                         fmt::format("workspace '{}' in '{}' is not a number", fields[time_at + 1], item)));
+            solver.workspace = *workspace;
+            entry.solvers.push_back(std::move(solver));
+        }
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+std::vector<FindDbEntry> read_find_db(const fs::path& path) {
+    return parse_find_db(read_text_maybe_bz2(path), path.string());
+}
+
+}  // namespace kdbgen
