@@ -83,6 +83,8 @@ KdbgenFill:
 .end_amdhsa_kernel
 .endif
 
+// The metadata block is YAML, read whole: it cannot hold an .if, so it is
+// given once per wave size.
 .if GEN >= 10
 .amdgpu_metadata
 ---

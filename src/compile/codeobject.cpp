@@ -81,7 +81,7 @@ CodeObjectInfo read_code_object(std::span<const char> data) {
         if (section.sh_type == SHT_NOTE && notes_have_metadata(data, section.sh_offset, section.sh_size))
             info.has_metadata_note = true;
 
-    std::vector<std::string> functions, descriptors;
+    std::vector<std::string> descriptors;
     for (const auto& section : sections) {
         if (section.sh_type != SHT_SYMTAB && section.sh_type != SHT_DYNSYM) continue;
         if (section.sh_link >= sections.size() || section.sh_entsize == 0) continue;
@@ -94,7 +94,6 @@ CodeObjectInfo read_code_object(std::span<const char> data) {
             const std::string name(begin, strnlen(begin, max));
             if (name.empty()) continue;
             if (name.size() > 3 && name.ends_with(".kd")) descriptors.push_back(name.substr(0, name.size() - 3));
-            else if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC) functions.push_back(name);
         }
     }
     std::sort(descriptors.begin(), descriptors.end());

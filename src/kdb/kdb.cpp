@@ -86,11 +86,7 @@ Bytes decode_row(const StoredRow& row) {
 std::vector<StoredRow> read_kdb_rows(const fs::path& path) {
     if (!fs::exists(path)) throw InputError(located(path.string(), 0, "no such file"));
     sqlite::Database db(path, SQLITE_OPEN_READONLY);
-    try {
-        check_schema(db);
-    } catch (const InputError&) {
-        throw;
-    }
+    check_schema(db);
     sqlite::Statement select(
         db, "SELECT id, kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size "
             "FROM kern_db ORDER BY id;");

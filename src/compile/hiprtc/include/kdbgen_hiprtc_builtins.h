@@ -99,12 +99,13 @@ struct hip_bfloat16 {
 };
 
 #ifndef MIOPEN_DONT_USE_HIP_RUNTIME_HEADERS
-typedef __INT8_TYPE__ int8_t;
-typedef __UINT8_TYPE__ uint8_t;
-typedef __INT16_TYPE__ int16_t;
-typedef __UINT16_TYPE__ uint16_t;
-typedef __INT32_TYPE__ int32_t;
-typedef __UINT32_TYPE__ uint32_t;
-typedef __INT64_TYPE__ int64_t;
-typedef __UINT64_TYPE__ uint64_t;
+// Kernels that do not bring their own fixed-width integers get hiprtc's.
+using __hip_internal::int8_t;
+using __hip_internal::uint8_t;
+using __hip_internal::int16_t;
+using __hip_internal::uint16_t;
+using __hip_internal::int32_t;
+using __hip_internal::uint32_t;
+using __hip_internal::int64_t;
+using __hip_internal::uint64_t;
 #endif
