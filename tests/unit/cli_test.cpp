@@ -94,3 +94,18 @@ TEST(Cli, TargetsShowsMIOpenNames) {
     EXPECT_EQ(json[0]["kdb"], "gfx90a_xnack6e.kdb");
     EXPECT_EQ(json[1]["kdb"], "gfx942130.kdb");
 }
+
+TEST(Cli, InterruptStopsCleanlyAndWritesNoKdb) {
+    test::TempDir dir;
+    const std::string script = std::string("\"") + KDBGEN_TEST_BINARY + "\" build --targets-file \"" +
+                               (test::source_dir() / "configs/targets/all.txt").string() + "\" -o \"" +
+                               (dir / "out").string() + "\" --no-cache -j 1 -q & pid=$!; sleep 1.5; kill -INT $pid; "
+                               "wait $pid; echo \"exit=$?\"";
+    const auto run = run_process({"/bin/sh", "-c", script});
+    EXPECT_NE(run.output.find("exit=130"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("interrupted; no kdb written"), std::string::npos) << run.output;
+    std::size_t files = 0;
+    if (fs::exists(dir / "out"))
+        for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir / "out")) ++files;
+    EXPECT_EQ(files, 0u) << "no kdb and no temporary file left";
+}
