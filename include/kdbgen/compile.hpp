@@ -49,7 +49,6 @@ struct Toolchain {
     fs::path llvm_root;        // holds bin/clang, bin/ld.lld, bin/llvm-as
     fs::path device_libs;      // ROCm device-library bitcode as given
     fs::path device_libs_overlay;  // device_libs plus synthesized oclc control libraries
-    fs::path hip_include;      // optional real HIP headers (a ROCm install's include/)
     std::string clang_version; // first line of `clang --version`
     unsigned code_object_version = 5;
     std::vector<std::string> synthesized_libs;  // oclc_isa_version_*.bc kdbgen made
@@ -64,7 +63,6 @@ struct Toolchain {
 struct ToolchainOptions {
     std::optional<fs::path> llvm_root;
     std::optional<fs::path> device_libs;
-    std::optional<fs::path> hip_include;
     unsigned code_object_version = 5;
     fs::path work_dir;  // where the device-library overlay is made
 };

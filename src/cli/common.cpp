@@ -30,8 +30,6 @@ void ToolchainFlags::add_to(CLI::App& app) {
                    "/usr/lib/llvm-19; ROCm's is /opt/rocm/llvm)");
     app.add_option("--device-libs", device_libs,
                    "ROCm device-library bitcode folder (default: $KDBGEN_DEVICE_LIBS or Debian's rocm-device-libs)");
-    app.add_option("--hip-include", hip_include,
-                   "a HIP include folder to build HIP kernels against instead of kdbgen's hiprtc stand-in");
     app.add_option("--code-object-version", code_object_version,
                    "AMDGPU code object version (MIOpen with ROCm 6.2+ uses 5)")
         ->check(CLI::Range(4u, 6u));
@@ -41,7 +39,6 @@ Toolchain ToolchainFlags::discover(const fs::path& work_dir) const {
     ToolchainOptions options;
     if (!llvm_root.empty()) options.llvm_root = llvm_root;
     if (!device_libs.empty()) options.device_libs = device_libs;
-    if (!hip_include.empty()) options.hip_include = hip_include;
     options.code_object_version = code_object_version;
     options.work_dir = work_dir;
     return discover_toolchain(options);

@@ -20,7 +20,7 @@ extern std::atomic<bool> g_interrupted;
 void install_interrupt_handler();
 
 struct ToolchainFlags {
-    std::string llvm_root, device_libs, hip_include;
+    std::string llvm_root, device_libs;
     unsigned code_object_version = 5;
     void add_to(CLI::App& app);
     Toolchain discover(const fs::path& work_dir) const;

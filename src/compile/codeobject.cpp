@@ -118,9 +118,14 @@ std::vector<std::string> check_code_object(std::span<const char> elf, const Targ
                                      target.name(), target.processor->elf_mach));
     if (!info.has_metadata_note) faults.push_back("no AMDGPU metadata note");
     if (info.kernels.empty()) faults.push_back("no kernel descriptors (.kd symbols)");
-    for (const auto& kernel : expected_kernels)
-        if (!std::binary_search(info.kernels.begin(), info.kernels.end(), kernel))
-            faults.push_back(fmt::format("kernel '{}' missing (has: {})", kernel, fmt::join(info.kernels, ", ")));
+    for (const auto& kernel : expected_kernels) {
+        if (std::binary_search(info.kernels.begin(), info.kernels.end(), kernel)) continue;
+        constexpr std::size_t kShown = 6;
+        const std::vector<std::string> shown(info.kernels.begin(),
+                                             info.kernels.begin() + static_cast<long>(std::min(kShown, info.kernels.size())));
+        faults.push_back(fmt::format("kernel '{}' missing (has {}: {}{})", kernel, info.kernels.size(),
+                                     fmt::join(shown, ", "), info.kernels.size() > kShown ? ", ..." : ""));
+    }
     return faults;
 }
 

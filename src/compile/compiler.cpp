@@ -169,14 +169,9 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
                                      "--offload-arch=" + build.target.hip_target_id(), cov,
                                      "--rocm-device-lib-path=" + tc.device_libs_overlay.string(),
                                      "-D__HIPCC_RTC__"});
-            if (tc.hip_include.empty()) {
-                // hiprtc supplies its runtime declarations itself; so does kdbgen.
-                args.insert(args.end(), {"-nogpuinc", "-isystem", hiprtc_include_dir().string(), "-include",
-                                         "__clang_hip_runtime_wrapper.h", "-include", "kdbgen_hiprtc_builtins.h"});
-            } else {
-                args.insert(args.end(), {"-nogpuinc", "-isystem", tc.hip_include.string(), "-include",
-                                         "__clang_hip_runtime_wrapper.h", "-include", "hip/hip_runtime.h"});
-            }
+            // hiprtc supplies its runtime declarations itself; so does kdbgen.
+            args.insert(args.end(), {"-nogpuinc", "-isystem", hiprtc_include_dir().string(), "-include",
+                                     "__clang_hip_runtime_wrapper.h", "-include", "kdbgen_hiprtc_builtins.h"});
             args.insert(args.end(), options.begin(), options.end());
             args.emplace_back("-Wno-everything");
             add_hiprtc_options(args, build.target);
@@ -211,7 +206,7 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
     key.add(std::string_view(source.data(), source.size()));
     key.add(include_tree_hash(build.source.parent_path()));
     for (const auto& dir : build.include_dirs) key.add(include_tree_hash(dir));
-    if (build.language() == Language::Hip) key.add(include_tree_hash(toolchain_.hip_include.empty() ? hiprtc_include_dir() : toolchain_.hip_include));
+    if (build.language() == Language::Hip) key.add(include_tree_hash(hiprtc_include_dir()));
     return key.hex();
 }
 

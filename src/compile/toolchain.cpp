@@ -59,8 +59,8 @@ std::string Toolchain::identity() const {
         const Bytes data = read_file(file);
         libs.add(std::string_view(data.data(), data.size()));
     }
-    return fmt::format("{}|{}|cov{}|devlibs:{}|hip:{}", clang_version, fs::weakly_canonical(clang()).string(),
-                       code_object_version, libs.hex(), hip_include.string());
+    return fmt::format("{}|{}|cov{}|devlibs:{}", clang_version, fs::weakly_canonical(clang()).string(),
+                       code_object_version, libs.hex());
 }
 
 bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::string* why) {
@@ -93,7 +93,6 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
     toolchain.device_libs =
         options.device_libs.value_or(env_path("KDBGEN_DEVICE_LIBS").value_or(KDBGEN_DEFAULT_DEVICE_LIBS));
     toolchain.code_object_version = options.code_object_version;
-    if (options.hip_include) toolchain.hip_include = *options.hip_include;
     if (toolchain.code_object_version < 4 || toolchain.code_object_version > 6)
         throw InputError(fmt::format("code object version {} is not one of 4, 5, 6", toolchain.code_object_version));
 
