@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "kdbgen/error.hpp"
+
 #include <cstdlib>
 #include <stdexcept>
 
@@ -41,5 +43,14 @@ ProcessResult run_kdbgen(const std::vector<std::string>& args) {
 }
 
 Bytes bytes_of(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+std::string input_error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
 
 }  // namespace kdbgen::test

@@ -4,6 +4,7 @@
 
 #include "kdbgen/compile.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,8 @@ const Toolchain& toolchain();
 ProcessResult run_kdbgen(const std::vector<std::string>& args);
 
 Bytes bytes_of(std::string_view text);
+
+// The message of the InputError that action throws, or "no error".
+std::string input_error_of(const std::function<void()>& action);
 
 }  // namespace kdbgen::test

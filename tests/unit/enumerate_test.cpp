@@ -35,14 +35,7 @@ TEST(ProblemKey, ThreeDimensionalAndGroups) {
 }
 
 TEST(ProblemKey, BadKeysNameTheField) {
-    const auto message = [](const char* key) {
-        try {
-            parse_conv_problem_key(key);
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto message = [](const char* key) { return test::input_error_of([&] { parse_conv_problem_key(key); }); };
     EXPECT_NE(message("576-4-4-1x1-192").find("at least 15"), std::string::npos);
     EXPECT_NE(message("576-4-4-1x1-192-4-4-8-1x1-2x2-3x3-0-NCHW-FP32-Q").find("direction 'Q'"), std::string::npos);
     EXPECT_NE(message("576-4-4-1x1-192-4-4-8-1x1x1-2x2-3x3-0-NCHW-FP32-F").find("padding"), std::string::npos);

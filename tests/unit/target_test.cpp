@@ -122,14 +122,7 @@ TEST(TargetParse, IsaVersions) {
 }
 
 TEST(TargetParse, BadTargetsAreClearErrors) {
-    const auto message = [](const char* spec) {
-        try {
-            parse_target(spec);
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto message = [](const char* spec) { return test::input_error_of([&] { parse_target(spec); }); };
     EXPECT_NE(message("gfx1234_10").find("unknown processor 'gfx1234'"), std::string::npos);
     EXPECT_NE(message("gfx1234_10").find("gfx1030"), std::string::npos) << "lists the valid processors";
     EXPECT_NE(message("gfx1030").find("missing _<compute units>"), std::string::npos);
