@@ -1,6 +1,7 @@
-// The first stage: problem configs as MIOpen serializes them. This part
-// reads MIOpen find-db files (one convolution problem key per line, then the
-// solvers MIOpen found best) and parses and re-serializes problem keys.
+// The first stage: what a user knows about their networks in, the exact
+// problem configs MIOpen will see out. Sources: network descriptions (TOML),
+// MIOpenDriver command logs, find-db files and ONNX models; every config
+// remembers where it came from.
 //
 // Key layout: ProblemDescription::Serialize, src/conv/problem_description.cpp:188-237
 // (MIOpen 3.3.0 develop 2d1fd997; same in rocm-6.2.0):
@@ -10,8 +11,10 @@
 
 #include "kdbgen/util.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace kdbgen {
@@ -41,6 +44,140 @@ struct ConvProblem {
 // Throws InputError naming the key and the field that does not parse.
 ConvProblem parse_conv_problem_key(std::string_view key);
 
+// miopenDataType_t (include/miopen/miopen.h:368-384, MIOpen 3.3.0) for the
+// types networks run in; the value is what MIOpen streams into network configs.
+enum class DataType : int { Half = 0, Float = 1, Int32 = 2, Int8 = 3, BFloat16 = 5, Double = 6 };
+// The names in problem keys (GetDataTypeName): FP16, FP32, INT32, INT8, BF16, FP64.
+std::string_view key_name(DataType type);
+// "FP32", "fp32", "float", "FP16", "half", "BF16", "bfloat16", "INT8": throws InputError otherwise.
+DataType parse_data_type(std::string_view name);
+
+// A 4-D (NCHW) or 5-D (NCDHW) packed tensor.
+struct TensorShape {
+    std::vector<long> dims;  // N, C, [D,] H, W
+    long n() const { return dims[0]; }
+    long c() const { return dims[1]; }
+    std::vector<long> spatial() const { return {dims.begin() + 2, dims.end()}; }
+    long elements() const;
+    std::vector<long> packed_strides() const;
+};
+
+// Non-convolution primitives, keyed by the network-config string MIOpen forms
+// for them (its invoker-cache key), so that configs deduplicate exactly where
+// MIOpen's would.
+struct BatchNormProblem {
+    enum class Direction { ForwardTraining, ForwardInference, Backward } direction = Direction::ForwardTraining;
+    enum class Mode { PerActivation = 0, Spatial = 1 } mode = Mode::Spatial;
+    TensorShape x;
+    DataType data_type = DataType::Float;
+    DataType param_type = DataType::Float;  // scale/bias/mean/variance (float for FP16 in PyTorch)
+    std::string layout = "NCHW";
+    bool save_results = true, running_results = true, use_saved = true;
+    std::string network_config() const;  // src/batchnorm/problem_description.cpp:39-343
+};
+
+struct PoolingProblem {
+    enum class Direction { Forward, Backward } direction = Direction::Forward;
+    enum class Mode { Max, Average, AverageInclusive } mode = Mode::Max;
+    TensorShape x, y;
+    std::vector<long> window, strides, pads;
+    DataType data_type = DataType::Float;
+    int index_type = 0;            // miopenIndexUint8
+    int workspace_index_mode = 0;  // miopenPoolingWorkspaceIndexMask
+    bool save_index = true;        // forward in training
+    std::string network_config() const;  // src/pooling/problem_description.cpp:52-88
+};
+
+struct ActivationProblem {
+    enum class Direction { Forward, Backward } direction = Direction::Forward;
+    // miopenActivationMode_t: PASTHRU 0, LOGISTIC 1, TANH 2, RELU 3, SOFTRELU 4, ABS 5,
+    // POWER 6, CLIPPEDRELU 7, LEAKYRELU 8, ELU 9.
+    int mode = 3;
+    TensorShape x;
+    DataType data_type = DataType::Float;
+    std::string network_config() const;  // src/activ/problem_description.cpp:36-79
+};
+
+struct SoftmaxProblem {
+    enum class Direction { Forward, Backward } direction = Direction::Forward;
+    int algorithm = 1;  // miopenSoftmaxAlgorithm_t: FAST 0, ACCURATE 1, LOG 2
+    int mode = 1;       // miopenSoftmaxMode_t: INSTANCE 0, CHANNEL 1
+    TensorShape x;
+    DataType data_type = DataType::Float;
+    float alpha = 1, beta = 0;
+    std::string network_config() const;  // src/softmax/problem_description.cpp:38-78
+};
+
+// LRN and tensor ops have no ProblemDescription in MIOpen 3.3 (built in
+// src/lrn.cpp and src/tensor.cpp directly), so their keys are kdbgen's.
+struct LrnProblem {
+    enum class Direction { Forward, Backward } direction = Direction::Forward;
+    int mode = 1;  // miopenLRNMode_t: WITHIN_CHANNEL 0, CROSS_CHANNEL 1
+    long size = 5;
+    double alpha = 1e-4, beta = 0.75, k = 1;
+    TensorShape x;
+    DataType data_type = DataType::Float;
+    std::string key() const;
+};
+
+struct TensorOpProblem {
+    int op = 0;  // miopenTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3
+    TensorShape a, b;
+    DataType data_type = DataType::Float;
+    std::string key() const;
+};
+
+using Problem = std::variant<ConvProblem, BatchNormProblem, PoolingProblem, ActivationProblem, SoftmaxProblem,
+                             LrnProblem, TensorOpProblem>;
+std::string_view problem_kind(const Problem& problem);  // "conv", "batchnorm", ...
+std::string problem_key(const Problem& problem);
+
+// Deduplicated configs, in first-seen order, each with every place it came from.
+class ProblemSet {
+public:
+    struct Entry {
+        Problem problem;
+        std::string key;
+        std::vector<std::string> origins;  // file:line or network/layer
+    };
+    void add(Problem problem, std::string origin);
+    void merge(const ProblemSet& other);
+    const std::vector<Entry>& entries() const { return entries_; }
+    std::size_t count(std::string_view kind) const;
+
+private:
+    std::vector<Entry> entries_;
+    std::map<std::string, std::size_t> index_;  // kind + key -> entry
+};
+
+// MIOpenDriver command lines as MIOpen prints them with
+// MIOPEN_ENABLE_LOGGING_CMD=1 (src/driver_arguments.cpp), found anywhere in
+// a log that also holds other text. An unknown flag or bad value is an
+// InputError with file:line.
+ProblemSet read_driver_log(const fs::path& path);
+ProblemSet parse_driver_log(std::string_view text, const std::string& origin);
+// One command line, without the program name: "conv -n 1 -c 3 ...".
+std::vector<Problem> parse_driver_command(std::string_view command);
+
+// Network descriptions (docs/networks.md): layers with shapes propagated from
+// the input, expanded over batch sizes, data types, layouts and modes.
+struct NetworkExpansion {
+    std::vector<long> batch_sizes;        // empty: the file's own
+    std::vector<std::string> data_types;  // empty: the file's own
+    std::vector<std::string> layouts;
+    std::vector<std::string> modes;       // "inference", "training"
+};
+ProblemSet read_network(const fs::path& path, const NetworkExpansion& overrides = {});
+
+// ONNX models (Conv, ConvTranspose, BatchNormalization, pooling, activations,
+// Softmax, LRN) with shapes from ONNX shape inference.
+struct OnnxOptions {
+    long batch_size = 0;  // 0: the model's own (dynamic batch: 1)
+    std::string data_type = "FP32";
+    std::vector<std::string> modes{"inference"};
+};
+ProblemSet read_onnx_model(const fs::path& path, const OnnxOptions& options = {});
+
 struct FindDbSolver {
     std::string solver;     // e.g. ConvBinWinogradRxSf2x3
     std::string algorithm;  // e.g. miopenConvolutionFwdAlgoWinograd
@@ -61,5 +198,6 @@ struct FindDbEntry {
 // A malformed line is an InputError with file:line and the value.
 std::vector<FindDbEntry> read_find_db(const fs::path& path);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin);
+ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);
 
 }  // namespace kdbgen

@@ -176,6 +176,12 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
     return entries;
 }
 
+ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin) {
+    ProblemSet set;
+    for (const auto& entry : entries) set.add(entry.problem, fmt::format("{}:{}", origin, entry.line));
+    return set;
+}
+
 std::vector<FindDbEntry> read_find_db(const fs::path& path) {
     return parse_find_db(read_text_maybe_bz2(path), path.string());
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
 
 using namespace kdbgen;
 
@@ -88,4 +89,123 @@ TEST(FindDb, TruncatedFileIsAnErrorWithFileAndLine) {
     test::TempDir dir;
     write_file_atomic(dir / "cut.fdb.txt.bz2", test::bytes_of("BZh91AY&SY"));
     EXPECT_THROW(read_find_db(dir / "cut.fdb.txt.bz2"), InputError);
+}
+
+// MIOpenDriver lines and the keys MIOpen's find-dbs hold for the same problems.
+// Each expected key is a line of ../shared/miopen-db/<target>.HIP.fdb.txt.bz2
+// (MIOpen 3.3.0, develop 2d1fd997); the driver lines are written as
+// src/driver_arguments.cpp:116-233 prints them.
+TEST(DriverLog, ConvLinesGiveTheFindDbKeys) {
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        // gfx90a6e: NHWC backward data (dy has 1 channel, dx 64)
+        {"conv -n 1024 -c 64 -H 19 -W 19 -k 1 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 --in_layout NHWC "
+         "--fil_layout NHWC --out_layout NHWC -m conv -g 1 -F 2 -t 1",
+         "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NHWC-NHWC-NHWC-FP32-B"},
+        // gfx90a6e: 3-D backward weights
+        {"conv -n 128 -c 512 --in_d 1 -H 4 -W 4 -k 1 --fil_d 1 -y 4 -x 4 --pad_d 0 -p 0 -q 0 --conv_stride_d 1 -u 1 "
+         "-v 1 --dilation_d 1 -l 1 -j 1 --spatial_dim 3 -m conv -g 1 -F 4 -t 1",
+         "1-1-1-1-1x4x4-512-1-4-4-128-0x0x0-1x1x1-1x1x1-0-NCDHW-FP32-W"},
+        // gfx1030_36: grouped forward
+        {"conv -n 32 -c 1024 -H 112 -W 112 -k 1024 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -m conv -g 32 -F 1 -t 1",
+         "1024-112-112-3x3-1024-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-F_g32"},
+        // gfx90a6e: BF16 backward data
+        {"convbfp16 -n 128 -c 2 -H 3 -W 3 -k 1 -y 3 -x 3 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -m conv -g 1 -F 2 -t 1",
+         "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-BF16-B"},
+        // gfx1030_36: FP16 backward data
+        {"convfp16 -n 1 -c 1 -H 1760 -W 1760 -k 1 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 2 -t 1",
+         "1-1760-1760-1x1-1-1760-1760-1-0x0-1x1-1x1-0-NCHW-FP16-B"},
+        // gfx90a6e: forward with padding and stride
+        {"conv -n 1 -c 1 -H 159 -W 697 -k 64 -y 5 -x 5 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -m conv -g 1 -F 1 -t 1",
+         "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F"},
+    };
+    for (const auto& [line, key] : pairs) {
+        const auto problems = parse_driver_command(line);
+        ASSERT_EQ(problems.size(), 1u) << line;
+        EXPECT_EQ(problem_key(problems[0]), key) << line;
+    }
+    const auto shared = test::shared_db_dir();
+    if (!fs::is_directory(shared)) return;
+    std::set<std::string> keys;
+    for (const char* file : {"gfx90a6e.HIP.fdb.txt.bz2", "gfx1030_36.HIP.fdb.txt.bz2"})
+        for (const auto& entry : read_find_db(shared / file)) keys.insert(entry.key);
+    for (const auto& [line, key] : pairs) EXPECT_TRUE(keys.count(key)) << key << " is a real find-db key";
+}
+
+TEST(DriverLog, AllDirectionsTransposeAndPadModes) {
+    const auto all = parse_driver_command("conv -n 8 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0");
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(problem_key(all[0]), "16-14-14-3x3-32-14-14-8-1x1-1x1-1x1-0-NCHW-FP32-F");
+    EXPECT_EQ(problem_key(all[1]), "32-14-14-3x3-16-14-14-8-1x1-1x1-1x1-0-NCHW-FP32-B");
+    EXPECT_EQ(problem_key(all[2]), "32-14-14-3x3-16-14-14-8-1x1-1x1-1x1-0-NCHW-FP32-W");
+    // Transposed: forward is MIOpen's backward-data problem with x first (convolution_api.cpp:56-58).
+    const auto trans = parse_driver_command("conv -n 1 -c 64 -H 8 -W 8 -k 32 -y 2 -x 2 -u 2 -v 2 -m trans -F 1");
+    EXPECT_EQ(problem_key(trans[0]), "64-8-8-2x2-32-16-16-1-0x0-2x2-1x1-0-NCHW-FP32-B");
+    // pad_mode same (conv_driver.hpp:1175-1186; output ceil(in / stride), convolution.cpp:298-306).
+    const auto same = parse_driver_command("conv -n 1 -c 3 -H 225 -W 225 -k 8 -y 3 -x 3 -u 2 -v 2 -z same -F 1");
+    EXPECT_EQ(problem_key(same[0]), "3-225-225-3x3-8-113-113-1-1x1-2x2-1x1-0-NCHW-FP32-F");
+    // convint8: y is miopenInt32 (conv_driver.hpp:816-817).
+    EXPECT_EQ(problem_key(parse_driver_command("convint8 -n 1 -c 8 -H 4 -W 4 -k 8 -y 1 -x 1 -F 1")[0]),
+              "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8INT8INT32-F");
+}
+
+// Network-config strings worked by hand from MIOpen 3.3.0's MakeNetworkConfig
+// (see src/enumerate/primitives.cpp for file:line).
+TEST(DriverLog, PrimitiveNetworkConfigs) {
+    const auto key = [](const char* line, std::size_t index = 0) {
+        return problem_key(parse_driver_command(line).at(index));
+    };
+    // activ: 32*64*56*56 = 6422528 elements, read unit 4, MAP_RD 1605632, height 56;
+    // 1*3*5*5 = 75 elements: read unit 1, MAP_RD 75, height 5.
+    EXPECT_EQ(key("activ -n 32 -c 64 -H 56 -W 56 -m 3 --forw 1 -A 1 -B 1 -G 1"), "activ-fwd-11134160563256");
+    EXPECT_EQ(key("activfp16 -n 1 -c 3 -H 5 -W 5 -m 8 --forw 2"), "activ-bwd-11081755");
+    // softmax: the "sfmfwd-" initial buffer is overwritten by the writes.
+    EXPECT_EQ(key("softmax -n 32 -c 1000 -H 1 -W 1 -F 1 -a 1 -m 1 -A 1 -B 0"),
+              "n32c1000h1w1floata1b0algo1mode1xpk1ypk1");
+    EXPECT_EQ(key("softmaxfp16 -n 4 -c 10 -H 1 -W 1 -F 2 -a 2 -m 0"), "n4c10h1w1halfa1b0algo2mode0ypk1dypk1dxpk1");
+    // bnorm inference and training, spatial, 32x64x56x56 (hw 3136 > 1024: variant 1).
+    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 2 -b 0 --layout NCHW"),
+              "fp160fp321fp640fbf160fmix0mode1HWdims3136C64layoutNCHW");
+    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW"),
+              "variant1gx65536gy1xl1024yl1ldsgcn16rs1rr1fp160fp321fp640fbf160fmix0single1n32c64hw3136layoutNCHW");
+    // 7x7 (hw 49 <= 512, n < 256 and hw < 256: local 256, variant 0); FP16 data with FP32 parameters.
+    EXPECT_EQ(key("bnormfp16fp32 -n 32 -c 2048 -H 7 -W 7 -m 1 --forw 1 -b 0 -s 1 -r 1"),
+              "variant0gx524288gy1xl256yl1ldsgcn4rs1rr1fp161fp320fp640fbf160fmix1single1n32c2048hw49layoutNCHW");
+    // backward, spatial, hw 3136 > 1024: variant 1, local 1024.
+    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 0 -b 1 -r 1"),
+              "variant1gx65536n32c64hw3136gy1lx1024ly1us1fp160fp321fp640fbf160fmix0single1gcn16layoutNCHW");
+    // pool: 112x112 -> 56x56 with a 3x3 window, stride 2, pad 1; forward only, so no saved index.
+    EXPECT_EQ(key("pool -W 32x64x112x112 -y 3 -x 3 -p 1 -q 1 -v 2 -u 2 -m max -F 1"),
+              "m1_dt1_ker3x3_str2x2_pad1x1_it0_im0_is0_xd32x64x112x112_xs802816x12544x112x1_yd32x64x56x56_ys200704x3136x56x1");
+    EXPECT_EQ(parse_driver_command("pool -W 1x8x4x4 -y 2 -x 2 -v 2 -u 2 -m avg").size(), 2u);
+    EXPECT_EQ(key("lrn -A 0.0001 -B 0.75 -F 1 -H 27 -K 2 -N 5 -W 27 -c 96 -m 1 -n 128"),
+              "lrn-fwd-mode1-n5-a0.0001-b0.75-k2-128x96x27x27-FP32");
+}
+
+TEST(DriverLog, ReadsLinesOutOfALogAndDeduplicates) {
+    const std::string log =
+        "some PyTorch output\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 1 -H 159 -W 697 -k 64 -y 5 -x 5 "
+        "-p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -m conv -g 1 -F 1 -t 1\n"
+        "MIOpen(HIP): Info [Forward] ...\n"
+        "MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver conv -n 1 -c 1 -H 159 -W 697 -k 64 -y 5 -x 5 "
+        "-p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -m conv -g 1 -F 1 -t 1\n"
+        "MIOpen(HIP): Command [LogCmdActivation] ./bin/MIOpenDriver activ -n 1 -c 64 -H 79 -W 348 -m 3 --forw 1 "
+        "-A 0 -B 0 -G 0\n";
+    const auto set = parse_driver_log(log, "run.log");
+    ASSERT_EQ(set.entries().size(), 2u);
+    EXPECT_EQ(set.entries()[0].origins, (std::vector<std::string>{"run.log:2", "run.log:4"}));
+    EXPECT_EQ(set.count("activation"), 1u);
+}
+
+TEST(DriverLog, BadFlagsNameFileLineAndValue) {
+    const auto message = [](const std::string& line) {
+        return test::input_error_of([&] { parse_driver_log("MIOpenDriver " + line + "\n", "x.log"); });
+    };
+    EXPECT_NE(message("conv -n 1 --frobnicate 3").find("x.log:1: MIOpenDriver conv: unknown flag '--frobnicate'"),
+              std::string::npos);
+    EXPECT_NE(message("conv -n 1 -Q 3").find("unknown flag '-Q'"), std::string::npos);
+    EXPECT_NE(message("conv -n x").find("'x' is not a whole number"), std::string::npos);
+    EXPECT_NE(message("conv -n 1 -H 2 -W 2 -y 5 -x 5").find("output size"), std::string::npos);
+    EXPECT_NE(message("conv -c 3 -k 8 -g 2").find("not divisible by 2 groups"), std::string::npos);
+    EXPECT_NE(message("gemm -m 1").find("unsupported MIOpenDriver command 'gemm'"), std::string::npos);
 }
