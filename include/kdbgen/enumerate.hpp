@@ -178,6 +178,13 @@ struct OnnxOptions {
 };
 ProblemSet read_onnx_model(const fs::path& path, const OnnxOptions& options = {});
 
+// Everything a user can point kdbgen at, gathered into one deduplicated set.
+struct ProblemSources {
+    std::vector<fs::path> networks, driver_logs, find_dbs, onnx_models;
+    NetworkExpansion expansion;  // also sets the ONNX batch, type and modes where given
+    bool empty() const { return networks.empty() && driver_logs.empty() && find_dbs.empty() && onnx_models.empty(); }
+};
+
 struct FindDbSolver {
     std::string solver;     // e.g. ConvBinWinogradRxSf2x3
     std::string algorithm;  // e.g. miopenConvolutionFwdAlgoWinograd
@@ -199,5 +206,7 @@ struct FindDbEntry {
 std::vector<FindDbEntry> read_find_db(const fs::path& path);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);
+
+ProblemSet gather_problems(const ProblemSources& sources);
 
 }  // namespace kdbgen

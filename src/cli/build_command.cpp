@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/jobs.hpp"
 #include "kdbgen/kdb.hpp"
@@ -33,7 +34,57 @@ struct BuildOptions {
     bool json = false;
     bool quiet = false;
     std::string progress = "auto";
+    // Problem sources (enumerate stage).
+    std::vector<std::string> networks, driver_logs, find_dbs, onnx_models;
+    std::vector<long> batch_sizes;
+    std::vector<std::string> data_types, layouts, modes;
+
+    ProblemSources problem_sources() const {
+        ProblemSources sources;
+        for (const auto& p : networks) sources.networks.emplace_back(p);
+        for (const auto& p : driver_logs) sources.driver_logs.emplace_back(p);
+        for (const auto& p : find_dbs) sources.find_dbs.emplace_back(p);
+        for (const auto& p : onnx_models) sources.onnx_models.emplace_back(p);
+        sources.expansion = {batch_sizes, data_types, layouts, modes};
+        return sources;
+    }
 };
+
+void add_problem_source_flags(CLI::App& sub, BuildOptions& options) {
+    sub.add_option("--network", options.networks, "network description (configs/networks/*.toml); repeatable");
+    sub.add_option("--driver-log", options.driver_logs, "log with MIOpenDriver command lines (MIOPEN_ENABLE_LOGGING_CMD=1)");
+    sub.add_option("--find-db", options.find_dbs, "MIOpen find-db file (*.HIP.fdb.txt[.bz2])");
+    sub.add_option("--onnx", options.onnx_models, "ONNX model");
+    sub.add_option("--batch", options.batch_sizes, "batch sizes to expand networks and ONNX models over")->delimiter(',');
+    sub.add_option("--data-types", options.data_types, "FP32, FP16, BF16, INT8 (comma-separated)")->delimiter(',');
+    sub.add_option("--layouts", options.layouts, "NCHW, NHWC, NCDHW, NDHWC (comma-separated)")->delimiter(',');
+    sub.add_option("--modes", options.modes, "inference, training (comma-separated)")->delimiter(',');
+}
+
+nlohmann::json problems_json(const ProblemSet& set) {
+    nlohmann::json problems = nlohmann::json::array();
+    for (const auto& entry : set.entries())
+        problems.push_back({{"kind", problem_kind(entry.problem)}, {"key", entry.key}, {"origins", entry.origins}});
+    nlohmann::json counts = nlohmann::json::object();
+    for (const char* kind : {"conv", "batchnorm", "pooling", "activation", "softmax", "lrn", "tensorop"})
+        counts[kind] = set.count(kind);
+    return {{"problems", problems}, {"counts", counts}, {"total", set.entries().size()}};
+}
+
+void print_problems(const ProblemSet& set) {
+    std::size_t width = 10;
+    for (const auto& entry : set.entries()) width = std::max(width, entry.key.size());
+    width = std::min<std::size_t>(width, 90);
+    fmt::print("{:<10}  {:<{}}  {}\n", "kind", "key", width, "from");
+    for (const auto& entry : set.entries()) {
+        const std::string more = entry.origins.size() > 1 ? fmt::format(" (+{} more)", entry.origins.size() - 1) : "";
+        fmt::print("{:<10}  {:<{}}  {}{}\n", problem_kind(entry.problem), entry.key, width, entry.origins.front(), more);
+    }
+    fmt::print("{} problem configs:", set.entries().size());
+    for (const char* kind : {"conv", "batchnorm", "pooling", "activation", "softmax", "lrn", "tensorop"})
+        if (const auto n = set.count(kind)) fmt::print(" {} {}", n, kind);
+    fmt::print("\n");
+}
 
 void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
     sub.add_option("--manifest", options.manifest,
@@ -189,12 +240,21 @@ Action add_build_command(CLI::App& app) {
 }
 
 Action add_plan_command(CLI::App& app) {
-    auto* sub = app.add_subcommand("plan", "show which kernels each target's kdb will hold, without compiling");
+    auto* sub = app.add_subcommand(
+        "plan", "show the problem configs of networks, logs, find-dbs and ONNX models, or the kernels each kdb will hold");
     auto options = std::make_shared<BuildOptions>();
     options->targets.add_to(*sub);
     add_plan_source_flags(*sub, *options);
+    add_problem_source_flags(*sub, *options);
     sub->add_flag("--json", options->json, "print JSON (the deterministic work list)");
     return [options]() {
+        const auto sources = options->problem_sources();
+        if (!sources.empty()) {
+            const ProblemSet set = gather_problems(sources);
+            if (options->json) print_json(problems_json(set));
+            else print_problems(set);
+            return 0;
+        }
         const Plan plan = make_plan(*options, options->targets.resolve());
         nlohmann::json builds = nlohmann::json::array();
         for (const auto& planned : plan.builds)

@@ -109,3 +109,35 @@ TEST(Cli, InterruptStopsCleanlyAndWritesNoKdb) {
         for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir / "out")) ++files;
     EXPECT_EQ(files, 0u) << "no kdb and no temporary file left";
 }
+
+TEST(Cli, PlanListsProblemConfigsFromEverySource) {
+    test::TempDir dir;
+    std::ofstream(dir / "run.log") << "noise\n./bin/MIOpenDriver conv -n 2 -c 8 -H 8 -W 8 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1\n";
+    std::vector<std::string> args{"plan", "--json", "--network", (test::source_dir() / "configs/networks/resnet50.toml").string(),
+                                  "--batch", "32", "--data-types", "FP32", "--modes", "inference",
+                                  "--driver-log", (dir / "run.log").string()};
+    const fs::path onnx = "/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx";
+    if (fs::exists(onnx)) args.insert(args.end(), {"--onnx", onnx.string()});
+    const auto run = run_kdbgen(args);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const auto json = nlohmann::json::parse(run.output);
+    EXPECT_EQ(json["counts"]["conv"], fs::exists(onnx) ? 25 : 24);
+    bool from_log = false;
+    for (const auto& p : json["problems"])
+        from_log |= p["key"] == "8-8-8-3x3-8-8-8-2-1x1-1x1-1x1-0-NCHW-FP32-F" && p["origins"][0] == (dir / "run.log").string() + ":2";
+    EXPECT_TRUE(from_log);
+    const auto table = run_kdbgen({"plan", "--driver-log", (dir / "run.log").string()});
+    EXPECT_NE(table.output.find("1 problem configs: 1 conv"), std::string::npos) << table.output;
+}
+
+TEST(Cli, PlanBadInputIsExitTwoWithFileAndLine) {
+    test::TempDir dir;
+    std::ofstream(dir / "run.log") << "ok\nok\n./bin/MIOpenDriver conv -n 2 --bogus 1\n";
+    const auto run = run_kdbgen({"plan", "--driver-log", (dir / "run.log").string()});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.output.find("run.log:3: MIOpenDriver conv: unknown flag '--bogus'"), std::string::npos) << run.output;
+    write_file_atomic(dir / "cut.HIP.fdb.txt", test::bytes_of("1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP32-B=ConvA"));
+    const auto fdb = run_kdbgen({"plan", "--find-db", (dir / "cut.HIP.fdb.txt").string()});
+    EXPECT_EQ(fdb.exit_code, 2);
+    EXPECT_NE(fdb.output.find("cut.HIP.fdb.txt:1:"), std::string::npos) << fdb.output;
+}

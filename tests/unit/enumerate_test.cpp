@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -208,4 +209,127 @@ TEST(DriverLog, BadFlagsNameFileLineAndValue) {
     EXPECT_NE(message("conv -n 1 -H 2 -W 2 -y 5 -x 5").find("output size"), std::string::npos);
     EXPECT_NE(message("conv -c 3 -k 8 -g 2").find("not divisible by 2 groups"), std::string::npos);
     EXPECT_NE(message("gemm -m 1").find("unsupported MIOpenDriver command 'gemm'"), std::string::npos);
+}
+
+// Shipped networks. Counting ResNet-50 (v1.5) by hand: distinct forward
+// convolutions per (batch, type) are conv1, 4 in stage 1 (1x1 64->64,
+// 3x3 64->64, 1x1 64->256 which the downsample shares, 1x1 256->64), and 6
+// in each of stages 2-4 (1x1 in->mid at the input size, 3x3 stride 2, 1x1
+// mid->out, the 1x1 stride-2 downsample, 1x1 out->mid, 3x3 stride 1):
+// 1 + 4 + 3 * 6 = 23. Training adds backward-weights for all 23 and
+// backward-data for all but conv1 (no gradient for the image): 23 + 22 + 23 = 68.
+// Over batch {1, 32} x {FP32, FP16}: 92 for inference, 272 for training, and
+// 272 for both (the forward keys are shared).
+TEST(Networks, ResNet50CountsAsCountedByHand) {
+    const auto path = test::source_dir() / "configs/networks/resnet50.toml";
+    NetworkExpansion inference;
+    inference.modes = {"inference"};
+    NetworkExpansion training;
+    training.modes = {"training"};
+    EXPECT_EQ(read_network(path, inference).count("conv"), 92u);
+    EXPECT_EQ(read_network(path, training).count("conv"), 272u);
+    EXPECT_EQ(read_network(path).count("conv"), 272u);
+    NetworkExpansion one;
+    one.batch_sizes = {32};
+    one.data_types = {"FP32"};
+    one.modes = {"inference"};
+    const auto set = read_network(path, one);
+    EXPECT_EQ(set.count("conv"), 23u);
+    std::set<std::string> keys;
+    for (const auto& e : set.entries()) keys.insert(e.key);
+    // conv1 and a stage-2 stride-2 3x3, written out by hand.
+    EXPECT_TRUE(keys.count("3-224-224-7x7-64-112-112-32-3x3-2x2-1x1-0-NCHW-FP32-F"));
+    EXPECT_TRUE(keys.count("128-56-56-3x3-128-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F"));
+    EXPECT_TRUE(keys.count("256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F"));  // downsample
+    EXPECT_EQ(set.count("batchnorm"), 12u);
+}
+
+TEST(Networks, VggAndLayoutsAndOthersExpand) {
+    const auto dir = test::source_dir() / "configs/networks";
+    NetworkExpansion e;
+    e.batch_sizes = {1};
+    e.data_types = {"FP32"};
+    e.modes = {"inference"};
+    // VGG-16 D: 9 distinct 3x3 convolutions (13 layers, 4 repeats).
+    EXPECT_EQ(read_network(dir / "vgg16.toml", e).count("conv"), 9u);
+    e.layouts = {"NHWC"};
+    const auto nhwc = read_network(dir / "vgg16.toml", e);
+    EXPECT_EQ(nhwc.entries().front().key, "3-224-224-3x3-64-224-224-1-1x1-1x1-1x1-1-NHWC-NHWC-NHWC-FP32-F");
+    e.layouts = {};
+    // MobileNet-V2 has depthwise (grouped) convolutions.
+    const auto mobilenet = read_network(dir / "mobilenet_v2.toml", e);
+    bool depthwise = false;
+    for (const auto& entry : mobilenet.entries()) depthwise |= entry.key.ends_with("F_g96");
+    EXPECT_TRUE(depthwise);
+    // 3D U-Net: 3-D keys, the paper's 44x44x28 output.
+    const auto unet = read_network(dir / "unet3d.toml", e);
+    bool classifier = false;
+    for (const auto& entry : unet.entries())
+        classifier |= entry.key == "64-28-44-44-1x1x1-3-28-44-44-1-0x0x0-1x1x1-1x1x1-0-NCDHW-FP32-F";
+    EXPECT_TRUE(classifier);
+    EXPECT_GT(read_network(dir / "sd15_unet.toml", e).count("conv"), 20u);
+}
+
+TEST(Networks, BadInputNamesFileLineLayerAndValue) {
+    test::TempDir dir;
+    const auto error_for = [&](const std::string& text) {
+        std::ofstream(dir / "net.toml") << text;
+        return test::input_error_of([&] { read_network(dir / "net.toml"); });
+    };
+    const std::string head = "[network]\ninput = [3, 8, 8]\n";
+    const auto path = (dir / "net.toml").string();
+    auto message = error_for(head + "[[layer]]\ntype = \"conv\"\nout = 4\nkernel = [3, 3\n");
+    EXPECT_NE(message.find(path + ":6:"), std::string::npos) << message;  // malformed TOML
+    message = error_for(head + "[[layer]]\nname = \"big\"\ntype = \"conv\"\nout = 4\nkernel = 11\n");
+    EXPECT_NE(message.find(path + ":3: layer 'big': output size -2"), std::string::npos) << message;
+    message = error_for(head + "[[layer]]\nname = \"g\"\ntype = \"conv\"\nout = 4\ngroups = 2\n");
+    EXPECT_NE(message.find("layer 'g': channels 3 -> 4 are not divisible by 2 groups"), std::string::npos) << message;
+    message = error_for(head + "[[layer]]\ntype = \"warp\"\n");
+    EXPECT_NE(message.find("unknown layer type 'warp'"), std::string::npos) << message;
+    message = error_for(head + "[[layer]]\ntype = \"add\"\nwith = \"nowhere\"\n");
+    EXPECT_NE(message.find("no earlier layer named 'nowhere'"), std::string::npos) << message;
+    message = error_for("[network]\ninput = [3, 8, 8]\ndata_types = [\"FP8x\"]\n[[layer]]\ntype = \"relu\"\n");
+    EXPECT_NE(message.find("unknown data type 'FP8x'"), std::string::npos) << message;
+}
+
+// ONNX models from Debian's libonnx-testdata (PyTorch exports).
+TEST(Onnx, PytorchConvertedModels) {
+    const fs::path data = "/usr/share/libonnx-testdata/data/pytorch-converted";
+    if (!fs::is_directory(data)) GTEST_SKIP() << "libonnx-testdata not installed";
+    const auto keys_of = [&](const char* model, OnnxOptions options = {}) {
+        std::vector<std::string> keys;
+        const auto set = read_onnx_model(data / model / "model.onnx", options);
+        for (const auto& e : set.entries()) keys.push_back(e.key);
+        return keys;
+    };
+    // Depthwise strided: x 2x4x6x6, w 4x1x3x3, group 4, stride 2 (the model's own shapes).
+    EXPECT_EQ(keys_of("test_Conv2d_depthwise_strided"),
+              (std::vector<std::string>{"4-6-6-3x3-4-2-2-2-0x0-2x2-1x1-1-NCHW-FP32-F_g4"}));
+    OnnxOptions fp16;
+    fp16.batch_size = 8;
+    fp16.data_type = "FP16";
+    EXPECT_EQ(keys_of("test_Conv2d_depthwise_strided", fp16),
+              (std::vector<std::string>{"4-6-6-3x3-4-2-2-8-0x0-2x2-1x1-1-NCHW-FP16-F_g4"}));
+    // Conv1d runs as a 2-D convolution of height 1.
+    const auto conv1d = keys_of("test_Conv1d");
+    ASSERT_EQ(conv1d.size(), 1u);
+    EXPECT_NE(conv1d[0].find("-1x3-"), std::string::npos) << conv1d[0];
+    // Transposed: MIOpen's backward-data key with x first.
+    EXPECT_EQ(keys_of("test_ConvTranspose2d").front(), "3-7-6-3x3-4-20-12-1-1x1-3x2-1x1-1-NCHW-FP32-B");
+    // Other primitives.
+    EXPECT_EQ(read_onnx_model(data / "test_MaxPool2d/model.onnx").count("pooling"), 1u);
+    EXPECT_EQ(read_onnx_model(data / "test_BatchNorm2d_eval/model.onnx").count("batchnorm"), 1u);
+    EXPECT_EQ(read_onnx_model(data / "test_LeakyReLU/model.onnx").count("activation"), 1u);
+    EXPECT_EQ(read_onnx_model(data / "test_Softmax/model.onnx").count("softmax"), 1u);
+    OnnxOptions train;
+    train.modes = {"training"};
+    EXPECT_EQ(read_onnx_model(data / "test_Conv2d/model.onnx", train).count("conv"), 2u) << "F and W, no B for the input";
+}
+
+TEST(Onnx, CorruptModelIsAClearError) {
+    test::TempDir dir;
+    write_file_atomic(dir / "bad.onnx", test::bytes_of("\x08\x07this is not protobuf \xff\xff\xff"));
+    const auto message = test::input_error_of([&] { read_onnx_model(dir / "bad.onnx"); });
+    EXPECT_NE(message.find("bad.onnx"), std::string::npos) << message;
+    EXPECT_NE(message.find("not a valid ONNX model"), std::string::npos) << message;
 }
