@@ -5,7 +5,11 @@
 #pragma once
 
 #include "kdbgen/compile.hpp"
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/target.hpp"
+
+#include <map>
 
 #include <string>
 #include <vector>
@@ -17,11 +21,38 @@ struct PlannedBuild {
     std::string origin;  // where the need came from: manifest file:line, or problem and solver
 };
 
+// What became of one (target, problem, solver) the plan considered.
+struct CoverageEntry {
+    enum class Status { Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution };
+    std::string target;   // kdb file name
+    std::string problem;  // key
+    std::string solver;   // empty for NoFindDbRecord / NotConvolution
+    Status status = Status::Planned;
+    std::string detail;
+};
+std::string_view coverage_status_name(CoverageEntry::Status status);
+
 struct Plan {
     std::vector<Target> targets;
     std::vector<PlannedBuild> builds;  // unique per (target, kdb key), in a stable order
     std::vector<std::string> uncovered;  // what could not be planned, and why
+    std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
 };
+
+enum class SolverMode {
+    FindDb,      // the solvers the find-db lists for each problem (what AMD's kdbs hold)
+    Applicable,  // every catalog solver that applies
+};
+
+struct SolverPlanOptions {
+    const MiopenTree* tree = nullptr;
+    SolverMode mode = SolverMode::FindDb;
+    std::vector<fs::path> find_dbs;  // used for the targets they name, before the tree's own
+};
+
+// Problems x targets x solvers -> kernel builds. With no problems, each
+// target's find-db is the problem list (the configs AMD's kdbs cover).
+Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options);
 
 // Reads a kernel manifest: [[kernel]] tables with file, symbols, options
 // (one string per variant) and optional targets (processor prefixes the

@@ -60,6 +60,9 @@ struct Target {
     // What Handle::LoadProgram appends to every kernel's options.
     std::string mcpu_suffix() const { return " -mcpu=" + std::string(name()); }
 
+    // xnack as the compilers see it: as reported, or off where the processor
+    // has the feature but the target does not say (ROCm's default on dGPUs).
+    std::optional<bool> compile_xnack() const;
     // Target IDs for the compiler, as MIOpen's build paths form them.
     std::string ocl_target_id() const;   // comgr BuildOcl: device + xnack
     std::string asm_target_id() const;   // comgr BuildAsm: device + sramecc_reported + xnack

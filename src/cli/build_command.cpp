@@ -4,6 +4,7 @@
 
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
+#include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/jobs.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/paths.hpp"
@@ -11,7 +12,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <unistd.h>
@@ -38,6 +41,8 @@ struct BuildOptions {
     std::vector<std::string> networks, driver_logs, find_dbs, onnx_models;
     std::vector<long> batch_sizes;
     std::vector<std::string> data_types, layouts, modes;
+    // MIOpen's solvers (plan stage).
+    std::string miopen_src, assume_version, solver_mode = "find-db";
 
     ProblemSources problem_sources() const {
         ProblemSources sources;
@@ -86,6 +91,17 @@ void print_problems(const ProblemSet& set) {
     fmt::print("\n");
 }
 
+void add_miopen_flags(CLI::App& sub, BuildOptions& options) {
+    sub.add_option("--miopen-src", options.miopen_src,
+                   "MIOpen source tree: plan MIOpen's solvers and build its kernels (default: $KDBGEN_MIOPEN_SRC if "
+                   "problem sources are given)");
+    sub.add_option("--assume-version", options.assume_version, "treat the MIOpen tree as this version (3.2 or 3.3)");
+    sub.add_option("--solvers", options.solver_mode,
+                   "find-db: the solvers each problem's find-db record lists, as AMD's kdbs hold (default); "
+                   "applicable: every catalog solver that applies")
+        ->check(CLI::IsMember({"find-db", "applicable"}));
+}
+
 void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
     sub.add_option("--manifest", options.manifest,
                    "kernel manifest to build (default: the built-in demo, configs/demo/kernels.toml)");
@@ -93,6 +109,29 @@ void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
 }
 
 Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets) {
+    const auto sources = options.problem_sources();
+    std::string tree_dir = options.miopen_src;
+    if (tree_dir.empty() && !sources.empty())
+        if (const char* env = std::getenv("KDBGEN_MIOPEN_SRC"); env && *env) tree_dir = env;
+    if (!tree_dir.empty()) {
+        if (!options.manifest.empty()) throw InputError("--manifest and --miopen-src are separate plans: give one");
+        const auto tree = MiopenTree::open(tree_dir, options.assume_version.empty()
+                                                         ? std::nullopt
+                                                         : std::optional<std::string>(options.assume_version));
+        SolverPlanOptions plan_options;
+        plan_options.tree = &tree;
+        plan_options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
+        for (const auto& f : options.find_dbs) plan_options.find_dbs.emplace_back(f);
+        // A find-db given only to name solvers for its target is not a problem source too.
+        ProblemSources problem_only = sources;
+        problem_only.find_dbs.clear();
+        ProblemSet problems = gather_problems(problem_only);
+        if (problem_only.empty() && !options.find_dbs.empty()) problems = gather_problems(sources);
+        return plan_from_problems(problems, targets, plan_options);
+    }
+    if (!sources.empty())
+        throw InputError("planning kernels for networks, logs, find-dbs or ONNX models needs a MIOpen source tree: "
+                         "give --miopen-src DIR (or set KDBGEN_MIOPEN_SRC)");
     const fs::path manifest = options.manifest.empty() ? data_path("configs") / "demo" / "kernels.toml" : fs::path(options.manifest);
     const fs::path kernels = options.kernel_dir.empty() ? data_path("kernels") : fs::path(options.kernel_dir);
     return plan_from_manifest(manifest, kernels, targets);
@@ -227,6 +266,8 @@ Action add_build_command(CLI::App& app) {
     options->toolchain.add_to(*sub);
     options->cache.add_to(*sub);
     add_plan_source_flags(*sub, *options);
+    add_problem_source_flags(*sub, *options);
+    add_miopen_flags(*sub, *options);
     sub->add_option("-o,--output", options->output, "folder the kdbs are written to (created if missing)")->required();
     sub->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per core)");
     sub->add_flag("--fail-fast", options->fail_fast,
@@ -239,6 +280,48 @@ Action add_build_command(CLI::App& app) {
     return [options]() { return run_build(*options); };
 }
 
+// Per target: (problem, solver) pairs by what became of them, and the
+// solvers behind the pairs that were not planned.
+nlohmann::json coverage_json(const Plan& plan) {
+    std::map<std::string, std::map<std::string, long>> status;
+    std::map<std::string, std::map<std::string, std::map<std::string, long>>> solvers;
+    for (const auto& c : plan.coverage) {
+        const std::string name(coverage_status_name(c.status));
+        ++status[c.target][name];
+        if (!c.solver.empty()) ++solvers[c.target][c.solver][name];
+    }
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [target, counts] : status) out[target]["status"] = counts;
+    for (const auto& [target, per_solver] : solvers) out[target]["solvers"] = per_solver;
+    for (const auto& target : plan.targets) {
+        auto& t = out[target.kdb_filename()];
+        std::size_t kernels = 0;
+        for (const auto& b : plan.builds) kernels += b.build.target.kdb_filename() == target.kdb_filename();
+        t["kernels"] = kernels;
+    }
+    return out;
+}
+
+void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
+    for (const auto& target : plan.targets) {
+        const auto& t = coverage[target.kdb_filename()];
+        fmt::print("{} ({}): {} kernels\n", target.kdb_filename(), target.spec(), t["kernels"].get<std::size_t>());
+        if (!t.contains("status")) continue;
+        for (const auto& [status, count] : t["status"].items()) fmt::print("  {:>8}  {}\n", count.get<long>(), status);
+        if (!t.contains("solvers")) continue;
+        std::vector<std::pair<long, std::string>> missing;
+        for (const auto& [solver, states] : t["solvers"].items())
+            for (const auto& [status, count] : states.items())
+                if (status != "planned" && status != std::string(coverage_status_name(CoverageEntry::Status::Gemm)))
+                    missing.emplace_back(count.get<long>(), fmt::format("{} ({})", solver, status));
+        std::sort(missing.rbegin(), missing.rend());
+        if (!missing.empty()) fmt::print("  not covered, by solver:\n");
+        for (std::size_t i = 0; i < missing.size() && i < 15; ++i)
+            fmt::print("  {:>8}  {}\n", missing[i].first, missing[i].second);
+        if (missing.size() > 15) fmt::print("  ... {} more (--json lists them)\n", missing.size() - 15);
+    }
+}
+
 Action add_plan_command(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "plan", "show the problem configs of networks, logs, find-dbs and ONNX models, or the kernels each kdb will hold");
@@ -246,10 +329,13 @@ Action add_plan_command(CLI::App& app) {
     options->targets.add_to(*sub);
     add_plan_source_flags(*sub, *options);
     add_problem_source_flags(*sub, *options);
+    add_miopen_flags(*sub, *options);
     sub->add_flag("--json", options->json, "print JSON (the deterministic work list)");
     return [options]() {
         const auto sources = options->problem_sources();
-        if (!sources.empty()) {
+        const bool solver_plan = !options->miopen_src.empty() || (!options->targets.list.empty() && !sources.empty()) ||
+                                 (!options->targets.file.empty() && !sources.empty());
+        if (!sources.empty() && !solver_plan) {
             const ProblemSet set = gather_problems(sources);
             if (options->json) print_json(problems_json(set));
             else print_problems(set);
@@ -262,8 +348,13 @@ Action add_plan_command(CLI::App& app) {
                               {"source", planned.build.source.string()}, {"language", language_name(planned.build.language())},
                               {"kernel_name", planned.build.kdb_name()}, {"kernel_args", planned.build.kdb_args()},
                               {"symbols", planned.build.kernels}, {"origin", planned.origin}});
+        const nlohmann::json coverage = coverage_json(plan);
         if (options->json) {
-            print_json({{"builds", builds}, {"uncovered", plan.uncovered}});
+            print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}});
+            return 0;
+        }
+        if (!plan.coverage.empty()) {
+            print_coverage(plan, coverage);
             return 0;
         }
         std::string last;

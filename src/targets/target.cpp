@@ -128,16 +128,27 @@ std::string Target::db_basename() const {
     return fmt::format("{}{:x}", db_id(), compute_units);
 }
 
+std::optional<bool> Target::compile_xnack() const {
+    if (const auto x = miopen_xnack()) return x;
+    // ROCm reports xnack- on every discrete GPU unless HSA_XNACK=1, and
+    // MIOpen's assembly kernels insist on a definite xnack setting.
+    if (processor->supports_xnack) return false;
+    return std::nullopt;
+}
+
 std::string Target::ocl_target_id() const {
-    return std::string(name()) + feature_suffix("xnack", miopen_xnack());
+    return std::string(name()) + feature_suffix("xnack", compile_xnack());
 }
 
 std::string Target::asm_target_id() const {
     return std::string(name()) + feature_suffix("sramecc", miopen_sramecc_reported()) +
-           feature_suffix("xnack", miopen_xnack());
+           feature_suffix("xnack", compile_xnack());
 }
 
-std::string Target::hip_target_id() const { return reported_target_id(); }
+std::string Target::hip_target_id() const {
+    return std::string(name()) + feature_suffix("sramecc", as_optional(sramecc)) +
+           feature_suffix("xnack", compile_xnack());
+}
 
 unsigned Target::isa_version() const {
     // gfx<major><minor><stepping>, the last two one hex digit each.

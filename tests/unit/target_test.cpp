@@ -102,7 +102,10 @@ TEST(TargetNaming, CompilerTargetIds) {
     EXPECT_EQ(t.ocl_target_id(), "gfx90a:xnack-");
     EXPECT_EQ(t.asm_target_id(), "gfx90a:sramecc+:xnack-");
     EXPECT_EQ(t.hip_target_id(), "gfx90a:sramecc+:xnack-");
-    EXPECT_EQ(parse_target("gfx906_60").asm_target_id(), "gfx906:sramecc+");
+    // Unstated xnack compiles as xnack-, what ROCm reports on discrete GPUs.
+    EXPECT_EQ(parse_target("gfx906_60").asm_target_id(), "gfx906:sramecc+:xnack-");
+    EXPECT_EQ(parse_target("gfx906_60").ocl_target_id(), "gfx906:xnack-");
+    EXPECT_EQ(parse_target("gfx1030_36").hip_target_id(), "gfx1030");
     EXPECT_EQ(parse_target("gfx900:xnack-_56").asm_target_id(), "gfx900:xnack-");
 }
 

@@ -1,0 +1,69 @@
+// A MIOpen source tree the user points at (--miopen-src): its version, its
+// kernel sources and include files, and its shipped find-db and perf-db.
+// kdbgen reads it; nothing from it is part of kdbgen.
+#pragma once
+
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/target.hpp"
+#include "kdbgen/util.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kdbgen {
+
+struct MiopenVersion {
+    int major = 0, minor = 0, patch = 0;
+    std::string text() const;  // "3.3.0"
+    auto operator<=>(const MiopenVersion&) const = default;
+};
+// "3.3" or "3.3.0"; throws InputError.
+MiopenVersion parse_miopen_version(std::string_view text);
+
+// MIOpen versions whose option strings kdbgen has written down:
+// 3.2.0 (the rocm-6.2.x tags) and 3.3.0 (develop of late 2024).
+bool is_supported_miopen_version(const MiopenVersion& version);
+
+// Tuned parameters from a perf-db (src/kernels/<basename>.db.bz2, SQLite
+// tables `config` and `perf_db`), looked up by problem key and solver.
+class PerfDb {
+public:
+    explicit PerfDb(const fs::path& path);  // .db or .db.bz2; throws InputError
+    ~PerfDb();
+    PerfDb(const PerfDb&) = delete;
+    PerfDb& operator=(const PerfDb&) = delete;
+    // params for (problem, solver), e.g. "8,8,16,32,2,4,8,1,1"
+    std::optional<std::string> find(const ConvProblem& problem, const std::string& solver) const;
+    std::size_t size() const { return records_.size(); }
+    // The config row a problem is stored under, as one string.
+    static std::string config_key(const ConvProblem& problem);
+
+private:
+    std::map<std::pair<std::string, std::string>, std::string> records_;
+};
+
+class MiopenTree {
+public:
+    // Throws InputError when dir is not a MIOpen tree, or its version is
+    // unsupported and no assume_version is given.
+    static MiopenTree open(const fs::path& dir, const std::optional<std::string>& assume_version = std::nullopt);
+
+    const fs::path& root() const { return root_; }
+    const MiopenVersion& version() const { return version_; }
+    const MiopenVersion& detected_version() const { return detected_; }
+    fs::path kernels_dir() const { return root_ / "src" / "kernels"; }
+    // The path of a kernel MIOpen names by its file name (kernels live in
+    // subfolders too: gpu_reference_kernel/naive_conv.cpp).
+    std::optional<fs::path> kernel_source(const std::string& file_name) const;
+    std::optional<fs::path> find_db(const Target& target) const;  // <basename>.HIP.fdb.txt[.bz2]
+    std::optional<fs::path> perf_db(const Target& target) const;  // <basename>.db[.bz2]
+
+private:
+    fs::path root_;
+    MiopenVersion version_, detected_;
+    std::shared_ptr<std::map<std::string, fs::path>> sources_;
+};
+
+}  // namespace kdbgen

@@ -1,0 +1,113 @@
+// The solver catalog: for a convolution problem on a target, whether a
+// MIOpen solver applies and which kernels it builds with which options,
+// exactly as MIOpen's IsApplicable and GetSolution form them. One small file
+// per solver under src/plan/solvers/ registers itself; nothing else changes
+// when one is added.
+#pragma once
+
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/miopen_tree.hpp"
+#include "kdbgen/target.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kdbgen {
+
+// What a solver may look at besides the problem.
+struct SolverContext {
+    const Target& target;
+    MiopenVersion version;
+    // ExecutionContext::general_compile_options as the API path left it:
+    // the data-type block (ProblemDescription::SetupFloats), once or twice.
+    std::string general_options;
+    const PerfDb* perf_db = nullptr;
+};
+
+// One kernel a solution builds. The kdb key is {file + ".o", options + " -mcpu=<gfx>"}.
+struct SolverKernel {
+    std::string file;                  // as MIOpen names it: naive_conv.cpp
+    std::vector<std::string> symbols;  // kernels the code object must define
+    std::string options;               // comp_options
+};
+
+// MIOpen's ProblemDescription getters over kdbgen's ConvProblem, named as
+// MIOpen names them so that solver files read like their MIOpen originals.
+struct ConvView {
+    const ConvProblem& p;
+    bool Is2d() const { return p.spatial_dims == 2; }
+    bool Is3d() const { return p.spatial_dims == 3; }
+    bool IsFp32() const { return p.data_types == "FP32"; }
+    bool IsFp16() const { return p.data_types == "FP16"; }
+    bool IsBfp16() const { return p.data_types == "BF16"; }
+    bool IsInt8() const { return p.data_types.starts_with("INT8"); }
+    bool IsTensorsCasted() const { return !p.cast_suffix.empty(); }
+    bool IsDirectionForward() const { return p.direction == ConvDirection::Forward; }
+    bool IsDirectionBackwardData() const { return p.direction == ConvDirection::BackwardData; }
+    bool IsDirectionBackwardWrW() const { return p.direction == ConvDirection::BackwardWeights; }
+    bool IsLayoutDefault() const;
+    bool IsLayoutNHWC() const;
+    long GetInChannels() const { return p.in_channels; }
+    long GetOutChannels() const { return p.out_channels; }
+    long GetBatchSize() const { return p.batch; }
+    long GetGroupCount() const { return p.groups; }
+    long GetBias() const { return p.bias; }
+    // H and W are the last two spatial entries; D the first of three.
+    long GetInHeight() const { return p.in_spatial[p.in_spatial.size() - 2]; }
+    long GetInWidth() const { return p.in_spatial.back(); }
+    long GetOutHeight() const { return p.out_spatial[p.out_spatial.size() - 2]; }
+    long GetOutWidth() const { return p.out_spatial.back(); }
+    long GetWeightsHeight() const { return p.weights_spatial[p.weights_spatial.size() - 2]; }
+    long GetWeightsWidth() const { return p.weights_spatial.back(); }
+    long GetPadH() const { return p.pads[p.pads.size() - 2]; }
+    long GetPadW() const { return p.pads.back(); }
+    long GetKernelStrideH() const { return p.strides[p.strides.size() - 2]; }
+    long GetKernelStrideW() const { return p.strides.back(); }
+    long GetDilationH() const { return p.dilations[p.dilations.size() - 2]; }
+    long GetDilationW() const { return p.dilations.back(); }
+    long GetBackwardPadH() const { return GetWeightsHeight() - GetPadH() - 1; }
+    long GetBackwardPadW() const { return GetWeightsWidth() - GetPadW() - 1; }
+    const std::string& GetInLayout() const { return p.in_layout; }
+    // Keys describe packed tensors; every length fitting an int is what matters.
+    bool AllTensorsDimsFitIntoInt() const;
+};
+
+class Solver {
+public:
+    virtual ~Solver() = default;
+    // The name MIOpen writes in find-dbs and perf-dbs.
+    virtual std::string_view name() const = 0;
+    // GEMM solvers run rocBLAS/hipBLASLt kernels: nothing for a kdb.
+    virtual bool builds_kernels() const { return true; }
+    // Whether the options copy ExecutionContext::general_compile_options,
+    // so that MIOpen can ask for the kernel under more than one key.
+    virtual bool uses_general_options() const { return false; }
+    // As MIOpen's IsApplicable; why says what failed.
+    virtual bool applicable(const ConvView& problem, const SolverContext& ctx, std::string* why) const = 0;
+    // As MIOpen's GetSolution: the kernels and their options.
+    virtual std::vector<SolverKernel> kernels(const ConvView& problem, const SolverContext& ctx) const = 0;
+};
+
+// Every registered solver, in a stable order (by name).
+std::vector<const Solver*> solver_catalog();
+const Solver* find_solver(std::string_view name);
+
+// Registration from a solver's own file: `KDBGEN_REGISTER_SOLVER(NaiveConvFwd);`
+void register_solver(std::unique_ptr<Solver> solver);
+#define KDBGEN_REGISTER_SOLVER(Type)                                              \
+    namespace {                                                                   \
+    const bool registered_##Type = (::kdbgen::register_solver(std::make_unique<Type>()), true); \
+    }
+
+// The data-type define block SetupFloats appends for a problem's input
+// type (GetDataTypeKernelParams, src/include/miopen/datatype.hpp:136-187,
+// MIOPEN_USE_RNE_BFLOAT16 ON, MIOPEN_FP8_IEEE_EXPONENT_BIAS OFF,
+// MIOPEN_FP8_CLIPPING ON as src/CMakeLists.txt:41-43 default them).
+std::string data_type_options(const ConvView& problem);
+
+// KernelBuildParameters::GenerateFor (src/kernel_build_params.cpp:36-82):
+// "-D<name>=<value>" for OpenCL and HIP, "-Wa,-defsym,<name>=<value>" for assembly.
+std::string generate_defines(const std::vector<std::pair<std::string, std::string>>& defines, std::string_view prefix);
+
+}  // namespace kdbgen

@@ -1,0 +1,145 @@
+// Joins problem configs, targets and the solver catalog into kernel builds.
+#include "kdbgen/error.hpp"
+#include "kdbgen/plan.hpp"
+#include "kdbgen/solver.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace kdbgen {
+
+std::string_view coverage_status_name(CoverageEntry::Status status) {
+    switch (status) {
+        case CoverageEntry::Status::Planned: return "planned";
+        case CoverageEntry::Status::Gemm: return "gemm (no kdb kernel)";
+        case CoverageEntry::Status::NotInCatalog: return "solver not in the catalog";
+        case CoverageEntry::Status::NotApplicable: return "not applicable";
+        case CoverageEntry::Status::NoFindDbRecord: return "no find-db record";
+        case CoverageEntry::Status::SourceMissing: return "kernel source not in the MIOpen tree";
+        case CoverageEntry::Status::NotConvolution: return "not a convolution (no solvers yet)";
+    }
+    return "?";
+}
+
+namespace {
+
+// find-db records of one target: problem key -> solvers, best first.
+std::map<std::string, std::vector<std::string>> find_db_solvers(const Target& target, const SolverPlanOptions& options) {
+    std::map<std::string, std::vector<std::string>> out;
+    const auto load = [&](const fs::path& path) {
+        for (const auto& entry : read_find_db(path)) {
+            auto& solvers = out[entry.key];
+            for (const auto& s : entry.solvers)
+                if (std::find(solvers.begin(), solvers.end(), s.solver) == solvers.end()) solvers.push_back(s.solver);
+        }
+    };
+    bool given = false;
+    for (const auto& path : options.find_dbs) {
+        const std::string name = path.filename().string();
+        if (name.starts_with(target.db_basename() + ".")) {
+            load(path);
+            given = true;
+        }
+    }
+    if (!given && options.tree)
+        if (const auto path = options.tree->find_db(target)) load(*path);
+    return out;
+}
+
+}  // namespace
+
+Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
+    if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
+    Plan plan;
+    plan.targets = targets;
+    const auto catalog = solver_catalog();
+    for (const auto& target : targets) {
+        const auto records = find_db_solvers(target, options);
+        std::unique_ptr<PerfDb> perf_db;
+        if (const auto path = options.tree->perf_db(target)) perf_db = std::make_unique<PerfDb>(*path);
+
+        // The problems for this target: the ones given, or else its find-db's.
+        ProblemSet own;
+        const ProblemSet* set = &problems;
+        if (problems.entries().empty()) {
+            if (records.empty())
+                throw InputError(fmt::format("no problems given and no find-db for {} ({}.HIP.fdb.txt.bz2 in {} or "
+                                             "--find-db)",
+                                             target.spec(), target.db_basename(), options.tree->kernels_dir().string()));
+            for (const auto& [key, solvers] : records) own.add(parse_conv_problem_key(key), target.db_basename() + " find-db");
+            set = &own;
+        }
+        const auto add_coverage = [&](const std::string& key, std::string solver, CoverageEntry::Status status,
+                                      std::string detail) {
+            plan.coverage.push_back({target.kdb_filename(), key, std::move(solver), status, std::move(detail)});
+        };
+        for (const auto& entry : set->entries()) {
+            const auto* conv = std::get_if<ConvProblem>(&entry.problem);
+            if (!conv) {
+                add_coverage(entry.key, "", CoverageEntry::Status::NotConvolution, std::string(problem_kind(entry.problem)));
+                continue;
+            }
+            const ConvView view{*conv};
+            std::vector<std::pair<const Solver*, std::string>> chosen;  // solver, or its missing name
+            if (options.mode == SolverMode::FindDb) {
+                const auto it = records.find(entry.key);
+                if (it == records.end()) {
+                    add_coverage(entry.key, "", CoverageEntry::Status::NoFindDbRecord,
+                                 "the find-db has no record; --solvers applicable plans it anyway");
+                    continue;
+                }
+                for (const auto& name : it->second) chosen.emplace_back(find_solver(name), name);
+            } else {
+                for (const auto* solver : catalog) chosen.emplace_back(solver, std::string(solver->name()));
+            }
+            const std::string general = data_type_options(view);
+            for (const auto& [solver, name] : chosen) {
+                if (!solver) {
+                    add_coverage(entry.key, name, CoverageEntry::Status::NotInCatalog, "");
+                    continue;
+                }
+                if (!solver->builds_kernels()) {
+                    if (options.mode == SolverMode::FindDb) add_coverage(entry.key, name, CoverageEntry::Status::Gemm, "");
+                    continue;
+                }
+                SolverContext ctx{target, options.tree->version(), general, perf_db.get()};
+                std::string why;
+                if (options.mode == SolverMode::Applicable && !solver->applicable(view, ctx, &why)) continue;
+                // MIOpen asks for the data-type block once or twice (see DESIGN.md):
+                // solvers that copy the general options get both keys.
+                std::vector<std::string> forms{general};
+                if (solver->uses_general_options()) forms.push_back(general + general);
+                bool missing = false;
+                std::vector<PlannedBuild> builds;
+                for (const auto& form : forms) {
+                    ctx.general_options = form;
+                    for (const auto& kernel : solver->kernels(view, ctx)) {
+                        const auto source = options.tree->kernel_source(kernel.file);
+                        if (!source) {
+                            add_coverage(entry.key, name, CoverageEntry::Status::SourceMissing, kernel.file);
+                            missing = true;
+                            break;
+                        }
+                        KernelBuild build;
+                        build.source = *source;
+                        build.kernel_file = kernel.file;
+                        build.options = kernel.options;
+                        build.target = target;
+                        build.kernels = kernel.symbols;
+                        build.include_dirs = {options.tree->kernels_dir()};
+                        builds.push_back({std::move(build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front())});
+                    }
+                    if (missing) break;
+                }
+                if (missing) continue;
+                add_coverage(entry.key, name, CoverageEntry::Status::Planned, "");
+                for (auto& b : builds) plan.builds.push_back(std::move(b));
+            }
+        }
+    }
+    deduplicate(plan);
+    return plan;
+}
+
+}  // namespace kdbgen
