@@ -1,0 +1,207 @@
+// Golden kdb keys for every solver in the catalog, written by hand from
+// MIOpen's source (file:line and version with each), never by the code under
+// test. A key is {kernel file + ".o", comp_options + " -mcpu=<gfx>"}
+// (src/hip/handlehip.cpp:547-548, src/binary_cache.cpp make_object_file_name).
+#include "kdbgen/error.hpp"
+#include "kdbgen/plan.hpp"
+#include "kdbgen/solver.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+
+using namespace kdbgen;
+
+namespace {
+
+// MIOpen 3.3.0's GetDataTypeKernelParams(miopenFloat) (src/include/miopen/datatype.hpp:136-187)
+// with the src/CMakeLists.txt:41-43 defaults, as SetupFloats appends it.
+const std::string kFp32Block =
+    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0 "
+    "-DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 "
+    "-DMIOPEN_FP8_CLIPPING=1";
+const std::string kFp16Block =
+    " -DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0 "
+    "-DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 "
+    "-DMIOPEN_FP8_CLIPPING=1";
+// conv_winoRxS.cpp:863-868 (MIOpen 3.3.0): ROCM_METADATA_VERSION 5, FORCE_CACHE_BYPASS_ON_STORE
+// (1 on gfx940/gfx941), then " -mcumode -mwavefrontsize64".
+const std::string kWinoOptions =
+    "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,FORCE_CACHE_BYPASS_ON_STORE=0 -mcumode -mwavefrontsize64";
+
+struct Key {
+    std::string name, args;
+    std::vector<std::string> symbols;
+};
+
+std::vector<Key> keys(std::string_view solver_name, const std::string& problem_key, const std::string& target_spec,
+                      int general_copies = 1, MiopenVersion version = {3, 3, 0}) {
+    const Solver* solver = find_solver(solver_name);
+    EXPECT_NE(solver, nullptr) << solver_name;
+    if (!solver) return {};
+    const auto problem = parse_conv_problem_key(problem_key);
+    const ConvView view{problem};
+    const Target target = parse_target(target_spec);
+    std::string general;
+    for (int i = 0; i < general_copies; ++i) general += data_type_options(view);
+    const SolverContext ctx{target, version, general, nullptr};
+    std::vector<Key> out;
+    for (const auto& k : solver->kernels(view, ctx))
+        out.push_back({k.file + ".o", k.options + target.mcpu_suffix(), k.symbols});
+    return out;
+}
+
+bool applicable(std::string_view solver_name, const std::string& problem_key, const std::string& target_spec) {
+    const auto problem = parse_conv_problem_key(problem_key);
+    const Target target = parse_target(target_spec);
+    const SolverContext ctx{target, {3, 3, 0}, "", nullptr};
+    return find_solver(solver_name)->applicable(ConvView{problem}, ctx, nullptr);
+}
+
+}  // namespace
+
+TEST(SolverCatalog, GeneralBlockIsMIOpens) {
+    const auto problem = parse_conv_problem_key("1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F");
+    EXPECT_EQ(data_type_options(ConvView{problem}), kFp32Block);
+}
+
+// ConvDirectNaiveConv{Fwd,Bwd,Wrw}: file naive_conv.cpp (conv_direct_naive_conv.cpp:238-254),
+// options = ctx.general_compile_options (:256-263), MIOpen 3.3.0.
+TEST(SolverGoldenKeys, ConvDirectNaiveConvFwd) {
+    // find-db gfx1030_36.HIP.fdb.txt: 1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F
+    auto k = keys("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "naive_conv.cpp.o");
+    EXPECT_EQ(k[0].args, kFp32Block + " -mcpu=gfx1030");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_fwd_nchw_float_double_float"}));
+    // The same problem asked for on the path that ran SetupFloats twice (src/ocl/convolutionocl.cpp:87 after :260).
+    k = keys("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx906_60", 2);
+    EXPECT_EQ(k[0].args, kFp32Block + kFp32Block + " -mcpu=gfx906");
+    // Odd shape: 3-D NDHWC FP16 on gfx90a (kernel name :129-236).
+    k = keys("ConvDirectNaiveConvFwd", "16-4-9-9-3x3x3-8-2-7-7-2-0x0x0-1x1x1-1x1x1-0-NDHWC-NDHWC-NDHWC-FP16-F",
+             "gfx90a:sramecc+:xnack-_110");
+    EXPECT_EQ(k[0].args, kFp16Block + " -mcpu=gfx90a");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_fwd_ndhwc_half_double_half"}));
+    // rocm-6.2.0 (MIOpen 3.2.0) names its kernels without "ab_" (src/solver/conv_direct_naive_conv.cpp:129-134).
+    k = keys("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36", 1, {3, 2, 0});
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_nonpacked_fwd_nchw_float_double_float"}));
+}
+
+TEST(SolverGoldenKeys, ConvDirectNaiveConvBwdAndWrw) {
+    // find-db gfx1030_36.HIP.fdb.txt: 1-1760-1760-1x1-1-1760-1760-1-0x0-1x1-1x1-0-NCHW-FP16-B
+    auto k = keys("ConvDirectNaiveConvBwd", "1-1760-1760-1x1-1-1760-1760-1-0x0-1x1-1x1-0-NCHW-FP16-B", "gfx1030_36");
+    EXPECT_EQ(k[0].name, "naive_conv.cpp.o");
+    EXPECT_EQ(k[0].args, kFp16Block + " -mcpu=gfx1030");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_bwd_nchw_half_double_half"}));
+    k = keys("ConvDirectNaiveConvBwd", "64-19-19-1x1-1-19-19-1024-0x0-1x1-1x1-0-NHWC-NHWC-NHWC-FP32-B", "gfx942_304");
+    EXPECT_EQ(k[0].args, kFp32Block + " -mcpu=gfx942");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_bwd_nhwc_float_double_float"}));
+    // find-db gfx90a6e.HIP.fdb.txt: 1-1-1-1-1x4x4-512-1-4-4-128-0x0x0-1x1x1-1x1x1-0-NCDHW-FP32-W
+    k = keys("ConvDirectNaiveConvWrw", "1-1-1-1-1x4x4-512-1-4-4-128-0x0x0-1x1x1-1x1x1-0-NCDHW-FP32-W", "gfx90a_110");
+    EXPECT_EQ(k[0].args, kFp32Block + " -mcpu=gfx90a");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_wrw_ncdhw_float_double_float"}));
+    k = keys("ConvDirectNaiveConvWrw", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-BF16-W", "gfx1100_48");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"naive_conv_ab_nonpacked_wrw_nchw_ushort_double_ushort"}));
+    EXPECT_NE(k[0].args.find("-DMIOPEN_USE_BFP16=1"), std::string::npos);
+}
+
+TEST(SolverApplicability, ConvDirectNaiveConv) {
+    EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-B", "gfx1030_36"));
+    // INT8 forward only (conv_direct_naive_conv_fwd.cpp:59-61 vs _bwd.cpp:59-61).
+    EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvDirectNaiveConvBwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8-B", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NHWC-NCHW-NCHW-FP32-F", "gfx906_60"));
+}
+
+// ConvBinWinogradRxSf2x3 / f3x2 / f2x3g1: conv_winoRxS.cpp:845-915 (MIOpen 3.3.0).
+TEST(SolverGoldenKeys, ConvBinWinogradRxSf3x2) {
+    // find-db gfx1030_36: a f3x2 record, FP32 stride 1 -> v30, gfx10
+    auto k = keys("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s.o");
+    EXPECT_EQ(k[0].args, kWinoOptions + " -mcpu=gfx1030");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv_v30_3_1_gfx10_fp32_f3x2_stride1"}));
+    // gfx906 prefers v21 (:210-214) except f3x2 with stride 2.
+    k = keys("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx906_60");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v21_1_3_fp16_dot2_f3x2_stride1.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv_v21_1_3_gfx9_fp16_dot2_edc_f3x2_stride1"}));
+    EXPECT_EQ(k[0].args, kWinoOptions + " -mcpu=gfx906");
+    k = keys("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx906_60");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v30_3_1_fp32_f3x2_stride2.s.o");
+    // Backward data with stride 2 is the dilation-2 kernel (:909-912).
+    k = keys("ConvBinWinogradRxSf3x2", "64-28-28-3x3-64-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-B", "gfx1100_48");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v30_3_1_fp32_f3x2_dilation2.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv_v30_3_1_gfx11_fp32_f3x2_dilation2"}));
+}
+
+TEST(SolverGoldenKeys, ConvBinWinogradRxSf2x3AndG1) {
+    // gfx940/gfx941 bypass the cache on stores (:861).
+    auto k = keys("ConvBinWinogradRxSf2x3", "128-28-28-3x3-128-28-28-16-1x1-1x1-1x1-0-NCHW-FP32-F_g32", "gfx940_228");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s.o");
+    EXPECT_EQ(k[0].args,
+              "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,FORCE_CACHE_BYPASS_ON_STORE=1 -mcumode "
+              "-mwavefrontsize64 -mcpu=gfx940");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv_v30_3_1_gfx9_fp32_f2x3_stride1"}));
+    k = keys("ConvBinWinogradRxSf2x3g1", "256-14-14-3x3-256-14-14-64-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx900_56");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v21_1_3_fp16_dot2_f2x3_stride1.s.o");
+    EXPECT_EQ(k[0].args, kWinoOptions + " -mcpu=gfx900");
+    k = keys("ConvBinWinogradRxSf2x3g1", "256-14-14-3x3-256-28-28-64-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v30_3_1_fp32_f2x3_stride2.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv_v30_3_1_gfx10_fp32_f2x3_stride2"}));
+}
+
+TEST(SolverApplicability, WinogradRxS) {
+    const std::string ungrouped = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
+    // f2x3 leaves ungrouped forward problems to f2x3g1 (:764-772, WORKAROUND_ISSUE_1681 = 0 at :55).
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf2x3", ungrouped, "gfx1030_36"));
+    EXPECT_TRUE(applicable("ConvBinWinogradRxSf2x3g1", ungrouped, "gfx1030_36"));
+    EXPECT_TRUE(applicable("ConvBinWinogradRxSf3x2", ungrouped, "gfx1030_36"));
+    EXPECT_TRUE(applicable("ConvBinWinogradRxSf2x3", "128-28-28-3x3-128-28-28-16-1x1-1x1-1x1-0-NCHW-FP32-F_g32", "gfx906_60"));
+    // Not on gfx12, not with xnack on, FP16 not on gfx900 (:674-685).
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", ungrouped, "gfx1200_32"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", ungrouped, "gfx90a:xnack+_110"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx900_56"));
+    // Dilation, bias, NHWC, tiny tensors (:691-722).
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-52-52-32-1x1-1x1-2x2-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-1-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", "4-6-6-3x3-4-6-6-2-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    // WrW with stride 2 is not taken (:730-731).
+    EXPECT_FALSE(applicable("ConvBinWinogradRxSf3x2", "64-28-28-3x3-64-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+}
+
+TEST(SolverCatalog, GemmSolversBuildNoKernels) {
+    for (const char* name : {"GemmFwd1x1_0_1", "GemmFwdRest", "GemmBwd1x1_stride1", "GemmWrwUniversal"}) {
+        const auto* solver = find_solver(name);
+        ASSERT_NE(solver, nullptr) << name;
+        EXPECT_FALSE(solver->builds_kernels()) << name;
+    }
+    EXPECT_EQ(find_solver("ConvNoSuchSolver"), nullptr);
+}
+
+// End to end with a MIOpen tree: find-db planning, both key forms, coverage reasons.
+TEST(SolverPlan, FindDbModeWithMIOpenTree) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const auto tree = MiopenTree::open(src);
+    test::TempDir dir;
+    const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
+    write_file_atomic(fdb, test::bytes_of(
+        "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F=ConvDirectNaiveConvFwd:0.1,0,miopenConvolutionFwdAlgoDirect;"
+        "GemmFwdRest:0.2,100,miopenConvolutionFwdAlgoGEMM;ConvOclDirectFwd:0.3,0,miopenConvolutionFwdAlgoDirect\n"));
+    SolverPlanOptions options;
+    options.tree = &tree;
+    options.find_dbs = {fdb};
+    const auto plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
+    ASSERT_EQ(plan.builds.size(), 2u) << "naive conv with the block once and twice";
+    const std::set<std::string> args{plan.builds[0].build.kdb_args(), plan.builds[1].build.kdb_args()};
+    EXPECT_EQ(args, (std::set<std::string>{kFp32Block + " -mcpu=gfx1030", kFp32Block + kFp32Block + " -mcpu=gfx1030"}));
+    EXPECT_EQ(plan.builds[0].build.kdb_name(), "naive_conv.cpp.o");
+    std::map<std::string, CoverageEntry::Status> status;
+    for (const auto& c : plan.coverage) status[c.solver] = c.status;
+    EXPECT_EQ(status["ConvDirectNaiveConvFwd"], CoverageEntry::Status::Planned);
+    EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Gemm);
+    EXPECT_EQ(status["ConvOclDirectFwd"], CoverageEntry::Status::NotInCatalog);
+}
