@@ -205,3 +205,26 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Gemm);
     EXPECT_EQ(status["ConvOclDirectFwd"], CoverageEntry::Status::NotInCatalog);
 }
+
+// ConvBinWinogradRxS: conv_bin_winoRxS.cpp:273-331 (MIOpen 3.3.0): options
+// ROCM_METADATA_VERSION 5 (code object v3+, :286-289), file by type, direction, stride.
+TEST(SolverGoldenKeys, ConvBinWinogradRxS) {
+    auto k = keys("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv_3x3_wheel_alpha_v9_0_15.s.o");
+    EXPECT_EQ(k[0].args, "-Wa,-defsym,ROCM_METADATA_VERSION=5 -mcpu=gfx900");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConvRxSU"}));
+    k = keys("ConvBinWinogradRxS", "64-28-28-3x3-64-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-B", "gfx906_60");
+    EXPECT_EQ(k[0].name, "conv_3x3_wheel_alpha_v9_0_15_stride_2_dil.s.o");
+    EXPECT_EQ(k[0].args, "-Wa,-defsym,ROCM_METADATA_VERSION=5 -mcpu=gfx906");
+    k = keys("ConvBinWinogradRxS", "64-56-56-3x3-64-28-28-32-1x1-2x2-1x1-0-NCHW-FP16-F", "gfx906_60");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v14_3_3_fp16dot_stride2_dec.s.o");
+    k = keys("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx908_120");
+    EXPECT_EQ(k[0].name, "Conv_Winograd_v16_5_0_stride1.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConvRxSf3x2"}));
+    EXPECT_EQ(k[0].args, "-Wa,-defsym,ROCM_METADATA_VERSION=5 -mcpu=gfx908");
+    EXPECT_TRUE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F_g2", "gfx906_60"));
+}
