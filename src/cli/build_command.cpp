@@ -144,9 +144,29 @@ std::string first_lines(const std::string& text, std::size_t count) {
            fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
 }
 
-// Two targets that differ only in CUs need the same code object: compile once.
+// Options with repeated identical -D defines dropped, where nothing between
+// redefines the macro: MIOpen's doubled data-type block compiles to the same
+// code object as the single one.
+std::string canonical_options(const std::string& options) {
+    const auto tokens = split_spaces(options);
+    std::vector<std::string> out;
+    std::map<std::string, std::string> last_value;  // macro -> token that last defined it
+    for (const auto& token : tokens) {
+        if (token.starts_with("-D")) {
+            const std::string macro = token.substr(2, token.find('=') == std::string::npos ? std::string::npos : token.find('=') - 2);
+            const auto it = last_value.find(macro);
+            if (it != last_value.end() && it->second == token) continue;
+            last_value[macro] = token;
+        }
+        out.push_back(token);
+    }
+    return join(out, " ");
+}
+
+// Builds that must give the same code object compile once: targets that
+// differ only in CUs, and the key forms MIOpen asks for the same kernel under.
 std::string compile_identity(const KernelBuild& build) {
-    return build.target.reported_target_id() + "\n" + build.kdb_name() + "\n" + build.kdb_args();
+    return build.target.reported_target_id() + "\n" + build.source.string() + "\n" + canonical_options(build.options);
 }
 
 int run_build(const BuildOptions& options) {

@@ -228,3 +228,58 @@ TEST(SolverGoldenKeys, ConvBinWinogradRxS) {
     EXPECT_FALSE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx900_56"));
     EXPECT_FALSE(applicable("ConvBinWinogradRxS", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F_g2", "gfx906_60"));
 }
+
+// ConvOclDirectFwd, options of conv_ocl_dir2Dfwd.cpp:230-485 (MIOpen 3.3.0) worked by hand.
+TEST(SolverGoldenKeys, ConvOclDirectFwdDefaultConfig) {
+    // Default configuration (conv_ocl_dir2Dfwd_exhaustive_search.cpp:100-170) for 56x56: in tiles 32,
+    // out tiles 2, group tiles 16, 8 output and 2 input tiles, 1 stack; ALU tiles 16x16; read procs 256.
+    const auto k = keys("ConvOclDirectFwd", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvDirUni.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenConvUni"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_HW_WAVE_SZ=64 -DMLO_DIR_FORWARD=1 -DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=1 "
+              "-DMLO_FILTER_PAD1=1 -DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_N_OUTPUTS=64 -DMLO_N_INPUTS=64 "
+              "-DMLO_BATCH_SZ=32 -DMLO_OUT_WIDTH=56 -DMLO_OUT_HEIGHT=56 -DMLO_OUT_BATCH_STRIDE=200704 "
+              "-DMLO_OUT_CHANNEL_STRIDE=3136 -DMLO_OUT_STRIDE=56 -DMLO_IN_WIDTH=56 -DMLO_IN_HEIGHT=56 "
+              "-DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN_CHANNEL_STRIDE=3136 -DMLO_IN_STRIDE=56 -DMLO_IN_TILE0=32 "
+              "-DMLO_IN_TILE1=32 -DMLO_GRP_TILE0=16 -DMLO_GRP_TILE1=16 -DMLO_OUT_TILE0=2 -DMLO_OUT_TILE1=2 "
+              "-DMLO_N_STACKS=1 -DMLO_N_OUT_TILES=8 -DMLO_N_OUT_TILES_PERSTACK=8 -DMLO_N_IN_TILES_PERSTACK=2 "
+              "-DMLO_N_READ_PROCS=256 -DMLO_ALU_VTILE0=16 -DMLO_ALU_VTILE1=16" +
+                  kFp32Block + " -DMLO_CONV_BIAS=0 -mcpu=gfx1030");
+    EXPECT_TRUE(applicable("ConvOclDirectFwd", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    // Deprecated solver: not enabled on gfx11 (src/solver.cpp:716-732); no 1x1; no FP16 forward stride 2.
+    EXPECT_FALSE(applicable("ConvOclDirectFwd", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1100_48"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwd", "64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwd", "64-56-56-3x3-64-28-28-32-1x1-2x2-1x1-0-NCHW-FP16-F", "gfx906_60"));
+}
+
+TEST(SolverGoldenKeys, ConvOclDirectFwdPerfDbConfig) {
+    const auto path = test::shared_db_dir() / "gfx906_60.db.bz2";
+    if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
+    const PerfDb perf_db(path);
+    // gfx906_60.db: config 20665 (B, 1024 channels 14x14, 3x3, stride 2, pad 1, batch 32, 32 groups)
+    // -> ConvOclDirectFwd "16,32,32,32,2,1,4,4,2" (grp_tile1, grp_tile0, in_tile1, in_tile0,
+    // out_pix_tile1, out_pix_tile0, n_out_pix_tiles, n_in_data_tiles, n_stacks;
+    // legacy_exhaustive_search.hpp:64-75). Backward stride 2 forces out tiles 2 (:262-267); the
+    // backward pads are 3 - 1 - 1 = 1; 32 groups add the group defines (:347-357).
+    const auto problem = parse_conv_problem_key("1024-14-14-3x3-1024-28-28-32-1x1-2x2-1x1-0-NCHW-FP32-B_g32");
+    EXPECT_EQ(perf_db.find(problem, "ConvOclDirectFwd"), std::optional<std::string>("16,32,32,32,2,1,4,4,2"));
+    const Target target = parse_target("gfx906_60");
+    const ConvView view{problem};
+    const SolverContext ctx{target, {3, 3, 0}, data_type_options(view), &perf_db};
+    const auto k = find_solver("ConvOclDirectFwd")->kernels(view, ctx);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].options + target.mcpu_suffix(),
+              " -DMLO_HW_WAVE_SZ=64 -DMLO_DIR_FORWARD=0 -DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=1 "
+              "-DMLO_FILTER_PAD1=1 -DMLO_FILTER_STRIDE0=2 -DMLO_FILTER_STRIDE1=2 -DMLO_N_OUTPUTS=1024 "
+              "-DMLO_N_INPUTS=1024 -DMLO_BATCH_SZ=32 -DMLO_OUT_WIDTH=28 -DMLO_OUT_HEIGHT=28 "
+              "-DMLO_OUT_BATCH_STRIDE=802816 -DMLO_OUT_CHANNEL_STRIDE=784 -DMLO_OUT_STRIDE=28 -DMLO_IN_WIDTH=14 "
+              "-DMLO_IN_HEIGHT=14 -DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN_CHANNEL_STRIDE=196 -DMLO_IN_STRIDE=14 "
+              "-DMLO_IN_TILE0=32 -DMLO_IN_TILE1=32 -DMLO_GRP_TILE0=16 -DMLO_GRP_TILE1=16 -DMLO_OUT_TILE0=2 "
+              "-DMLO_OUT_TILE1=2 -DMLO_N_STACKS=1 -DMLO_N_OUT_TILES=4 -DMLO_N_OUT_TILES_PERSTACK=4 "
+              "-DMLO_N_IN_TILES_PERSTACK=4 -DMLO_N_READ_PROCS=256 -DMLO_ALU_VTILE0=16 -DMLO_ALU_VTILE1=16" +
+                  kFp32Block + " -DMLO_GROUP_COUNTS=32 -DMLO_GROUP_TILES=32 -DMLO_STACK_PERGROUP=8 -DGRP_MOD_ENABLE "
+                               "-DMLO_CONV_BIAS=0 -mcpu=gfx906");
+    EXPECT_GT(perf_db.size(), 1000u);
+}
