@@ -9,6 +9,7 @@
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/paths.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
 
@@ -340,6 +341,25 @@ void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
             fmt::print("  {:>8}  {}\n", missing[i].first, missing[i].second);
         if (missing.size() > 15) fmt::print("  ... {} more (--json lists them)\n", missing.size() - 15);
     }
+}
+
+Action add_solvers_command(CLI::App& app) {
+    auto* sub = app.add_subcommand("solvers", "list the MIOpen solvers kdbgen knows");
+    auto json = std::make_shared<bool>(false);
+    sub->add_flag("--json", *json, "print JSON");
+    return [json]() {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto* solver : solver_catalog())
+            out.push_back({{"name", solver->name()}, {"builds_kernels", solver->builds_kernels()},
+                           {"key_forms", solver->uses_general_options() ? 2 : 1}});
+        if (*json) print_json(out);
+        else
+            for (const auto& s : out)
+                fmt::print("{:<28} {}\n", s["name"].get<std::string>(),
+                           s["builds_kernels"].get<bool>() ? fmt::format("{} key form(s)", s["key_forms"].get<int>())
+                                                            : std::string("GEMM: no kdb kernel"));
+        return 0;
+    };
 }
 
 Action add_plan_command(CLI::App& app) {

@@ -18,5 +18,6 @@ Action add_diff_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_cache_command(CLI::App& app);
 Action add_targets_command(CLI::App& app);
+Action add_solvers_command(CLI::App& app);
 
 }  // namespace kdbgen::cli

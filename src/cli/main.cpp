@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     add(cli::add_merge_command);
     add(cli::add_cache_command);
     add(cli::add_targets_command);
+    add(cli::add_solvers_command);
 
     try {
         app.parse(argc, argv);

@@ -141,3 +141,43 @@ TEST(Cli, PlanBadInputIsExitTwoWithFileAndLine) {
     EXPECT_EQ(fdb.exit_code, 2);
     EXPECT_NE(fdb.output.find("cut.HIP.fdb.txt:1:"), std::string::npos) << fdb.output;
 }
+
+TEST(Cli, MiopenTreeVersionIsCheckedAndAssumable) {
+    test::TempDir dir;
+    fs::create_directories(dir / "tree" / "src" / "kernels");
+    std::ofstream(dir / "tree" / "CMakeLists.txt") << "project(MIOpen)\nrocm_setup_version(VERSION 2.19.0)\n";
+    std::ofstream(dir / "run.log") << "MIOpenDriver conv -n 1 -c 8 -H 8 -W 8 -k 8 -y 3 -x 3 -p 1 -q 1 -F 1\n";
+    const std::vector<std::string> base{"plan", "--miopen-src", (dir / "tree").string(), "--targets", "gfx1030_36",
+                                        "--driver-log", (dir / "run.log").string(), "--solvers", "applicable"};
+    const auto old = run_kdbgen(base);
+    EXPECT_EQ(old.exit_code, 2);
+    EXPECT_NE(old.output.find("MIOpen 2.19.0 is not supported"), std::string::npos) << old.output;
+    auto assumed = base;
+    assumed.insert(assumed.end(), {"--assume-version", "3.3", "--json"});
+    const auto run = run_kdbgen(assumed);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    // The tree has no kernel sources: every applicable solver is reported, none planned.
+    const auto json = nlohmann::json::parse(run.output);
+    EXPECT_EQ(json["builds"].size(), 0u);
+    EXPECT_GT(json["coverage"]["gfx1030_36.kdb"]["status"]["kernel source not in the MIOpen tree"].get<int>(), 0);
+    const auto no_tree = run_kdbgen({"plan", "--miopen-src", (dir / "nowhere").string(), "--targets", "gfx1030_36"});
+    EXPECT_EQ(no_tree.exit_code, 2);
+    EXPECT_NE(no_tree.output.find("not a MIOpen source tree"), std::string::npos) << no_tree.output;
+}
+
+// With a MIOpen tree: ResNet-50 FP32 training kdbs for gfx1030 and gfx906, verified.
+TEST(Cli, ResNet50TrainingKdbWithMIOpenTree) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    test::TempDir dir;
+    const auto run = run_kdbgen({"build", "--miopen-src", src, "--targets", "gfx1030_36,gfx906_60", "--network",
+                                 (test::source_dir() / "configs/networks/resnet50.toml").string(), "--batch", "32",
+                                 "--data-types", "FP32", "--modes", "training", "-o", (dir / "out").string(),
+                                 "--cache-dir", (dir / "cache").string(), "--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    EXPECT_GT(json["targets"][0]["records"].get<int>(), 10);
+    EXPECT_GT(json["targets"][1]["records"].get<int>(), 5);
+    const auto verify = run_kdbgen({"verify", (dir / "out/gfx1030_36.kdb").string(), (dir / "out/gfx906_60.kdb").string()});
+    EXPECT_EQ(verify.exit_code, 0) << verify.output;
+}
