@@ -283,3 +283,38 @@ TEST(SolverGoldenKeys, ConvOclDirectFwdPerfDbConfig) {
                                "-DMLO_CONV_BIAS=0 -mcpu=gfx906");
     EXPECT_GT(perf_db.size(), 1000u);
 }
+
+// ConvOclDirectFwd1x1, conv_ocl_dir2Dfwd1x1.cpp:98-420 (MIOpen 3.3.0) worked by hand from the
+// default configuration (conv_ocl_dir2Dfwd_exhaustive_search.cpp:100-170).
+TEST(SolverGoldenKeys, ConvOclDirectFwd1x1) {
+    // FP32 forward, C and K multiples of 16: defaults 128 input / 32 output maps; 2 input groups.
+    auto k = keys("ConvOclDirectFwd1x1", "256-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConv1x1J1.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenConv1x1"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_N_LCL_IN_MAPS_ONCE=8 -DBATCHSIZE=32 -DH=56 -DW=56 "
+              "-DC=256 -DK=64 -DMLO_N_LCL_IN_MAPS=128 -DMLO_N_INPUTS=256 -DMLO_N_OUTPUTS=64 -DH_out=56 -DW_out=56 "
+              "-DMLO_N_IN_GROUPS=2 -DMLO_CLOOP0=16 -DMLO_CLOOP2=16 -DMLO_N_LCL_OUT_MAPS=32 "
+              "-DMLO_CHEAT_SHADER_COMPILER=0 -DMLopen_RUNNING=1" +
+                  kFp32Block + " -mcpu=gfx900");
+    // FP16 backward data, stride 2: the MIOpenConv1x1S.cl path, read unit 2, 4 input / 16 output maps.
+    k = keys("ConvOclDirectFwd1x1", "256-28-28-1x1-128-56-56-16-0x0-2x2-1x1-0-NCHW-FP16-B", "gfx906_60");
+    EXPECT_EQ(k[0].name, "MIOpenConv1x1S.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenConv1x1pquv"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_DIR_FORWARD=0 -DMLO_FILTER_SIZE0=1 -DMLO_FILTER_SIZE1=1 -DMLO_FILTER_STRIDE0=2 "
+              "-DMLO_FILTER_STRIDE1=2 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 -DMLO_IN_WIDTH=28 -DMLO_IN_HEIGHT=28 "
+              "-DMLO_OUT_WIDTH=56 -DMLO_OUT_HEIGHT=56 -DMLO_N_OUTPUTS=128 -DMLO_N_INPUTS=256 -DMLO_BATCH_SZ=16 "
+              "-DMLO_OUT_BATCH_STRIDE=401408 -DMLO_OUT_CHANNEL_STRIDE=3136 -DMLO_OUT_STRIDE=56 "
+              "-DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN_CHANNEL_STRIDE=784 -DMLO_IN_STRIDE=28 -DMLO_WEI_BSTRIDE=128 "
+              "-DMLO_WEI_CHANNEL_STRIDE=1 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 -DMLO_MAP_SZ4=392 "
+              "-DMLO_OUT_WIDTH4=14 -DMLO_VERT_ALIGNED=1 -DMLO_HORIZ_ALIGNED=1 -DMLO_N_LCL_BATCHS=1 "
+              "-DMLO_N_LCL_OUT_MAPS=16 -DMLO_N_LCL_IN_MAPS=4 -DMLO_CONV_BIAS=0 -DMLO_READ_UNIT=2 -DMLO_CLOOP0=64" +
+                  kFp16Block + " -mcpu=gfx906");
+    EXPECT_TRUE(applicable("ConvOclDirectFwd1x1", "256-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    // Off on gfx10/gfx11 (WORKAROUND_SWDEV_271887, :37 and :48-57); 1x1 only; no padding.
+    EXPECT_FALSE(applicable("ConvOclDirectFwd1x1", "256-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwd1x1", "256-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwd1x1", "256-56-56-1x1-64-58-58-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+}

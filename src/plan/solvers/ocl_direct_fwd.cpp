@@ -12,6 +12,7 @@
 //   src/solver.cpp:716-732          deprecated solvers: only gfx803/900/906/908/90a/gfx103x
 //   src/include/miopen/find_solution.hpp:80-120  perf-db record first (if valid), else default
 //   src/include/miopen/legacy_exhaustive_search.hpp:64-75  record order of the 9 parameters
+#include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -22,22 +23,8 @@ namespace kdbgen {
 
 namespace {
 
-struct LegacyConfig {
-    int grp_tile1 = 0, grp_tile0 = 0, in_tile1 = 0, in_tile0 = 0, out_pix_tile1 = 0, out_pix_tile0 = 0,
-        n_out_pix_tiles = 0, n_in_data_tiles = 0, n_stacks = 0;
-
-    static std::optional<LegacyConfig> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 9) return std::nullopt;
-        int v[9];
-        for (int i = 0; i < 9; ++i) {
-            const auto n = parse_int(parts[static_cast<std::size_t>(i)]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
-        return LegacyConfig{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
-    }
-};
+using legacy::LegacyConfig;
+using legacy::default_config;
 
 // What BaseGetSolution derives from a configuration; nullopt where MIOpen
 // reports the configuration invalid.
@@ -105,41 +92,6 @@ bool valid_config(const ConvView& p, const LegacyConfig& config) {
     return (in_lcl_sz + weights_sz) * type_size <= 65536;
 }
 
-LegacyConfig default_config(const ConvView& p) {
-    LegacyConfig r;
-    r.in_tile0 = p.GetInWidth() <= 8 ? 8 : p.GetInWidth() <= 16 ? 16 : 32;
-    r.in_tile1 = p.GetInHeight() <= 8 ? 8 : p.GetInHeight() <= 16 ? 16 : 32;
-    r.out_pix_tile0 = static_cast<int>(std::max<long>(p.GetKernelStrideW(), r.in_tile0 == 8 ? 1 : 2));
-    r.out_pix_tile1 = static_cast<int>(std::max<long>(p.GetKernelStrideH(), r.in_tile1 == 8 ? 1 : 2));
-    r.grp_tile0 = std::max(8, r.in_tile0 / r.out_pix_tile0);
-    r.grp_tile1 = std::max(8, r.in_tile1 / r.out_pix_tile1);
-    r.in_tile0 = r.grp_tile0 * r.out_pix_tile0;
-    r.in_tile1 = r.grp_tile1 * r.out_pix_tile1;
-    r.n_out_pix_tiles = 8;
-    r.n_in_data_tiles = 2;
-    r.n_stacks = 1;
-    if (p.GetWeightsWidth() == 1 && p.GetWeightsHeight() == 1 && p.GetGroupCount() == 1) {
-        if (p.IsFp32() && p.IsDirectionForward() && p.GetInChannels() % 16 == 0 && p.GetOutChannels() % 16 == 0) {
-            r.n_in_data_tiles = 128;
-            r.n_out_pix_tiles = 32;
-            r.out_pix_tile0 = 0;
-            r.out_pix_tile1 = 1;
-        } else {
-            const long i_sz = p.GetOutHeight() * p.GetOutWidth();
-            r.out_pix_tile0 = (i_sz & 1) != 0 ? 1 : 2;
-            if (p.GetPadW() > 0 || p.GetKernelStrideW() > 1) {
-                if (p.IsDirectionForward()) r.out_pix_tile0 = (p.GetOutWidth() & 1) != 0 ? 1 : 2;
-                else r.out_pix_tile0 = ((p.GetOutWidth() & 1) != 0 || (p.GetInWidth() & 1) != 0) ? 1 : 2;
-            }
-            r.n_out_pix_tiles = 16;
-            r.n_in_data_tiles = 4;
-            r.grp_tile0 = 64;
-            r.out_pix_tile1 = 0;
-        }
-    }
-    return r;
-}
-
 class ConvOclDirectFwd : public Solver {
 public:
     std::string_view name() const override { return "ConvOclDirectFwd"; }
@@ -181,10 +133,8 @@ public:
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        LegacyConfig config = default_config(p);
-        if (ctx.perf_db)
-            if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = LegacyConfig::parse(*record); parsed && valid_config(p, *parsed)) config = *parsed;
+        const LegacyConfig config =
+            legacy::config_for(p, ctx, name(), [&](const LegacyConfig& c) { return valid_config(p, c); });
         const auto d = derive(p, config);
         if (!d) return {};
         const auto& r = d->r;
