@@ -54,6 +54,27 @@ struct SolverPlanOptions {
 // target's find-db is the problem list (the configs AMD's kdbs cover).
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options);
 
+// Options with repeated identical -D defines dropped where nothing between
+// redefines the macro: MIOpen's doubled data-type block compiles to the same
+// code object as the single one.
+std::string canonical_options(const std::string& options);
+
+// What must give the same code object, independent of where files are on
+// this machine: target ID, kernel file name, canonical options.
+std::string code_identity(const KernelBuild& build);
+
+// Release builds split over machines (--shard K/N): every build goes to one
+// shard, builds with the same code identity to the same one, and shards get
+// about the same estimated compile cost. Deterministic: the same builds give
+// the same assignment on every machine, whatever their order.
+struct ShardSpec {
+    unsigned index = 0;  // 0-based
+    unsigned count = 1;
+};
+ShardSpec parse_shard(std::string_view text);  // "2/3" -> {1, 3}; InputError otherwise
+double estimated_compile_cost(const KernelBuild& build);
+std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count);
+
 // Reads a kernel manifest: [[kernel]] tables with file, symbols, options
 // (one string per variant) and optional targets (processor prefixes the
 // kernel is for). Errors name the manifest, line and value.

@@ -35,6 +35,7 @@ struct BuildOptions {
     bool fail_fast = false;
     bool update = false;
     bool dry_run = false;
+    std::string shard;
     bool json = false;
     bool quiet = false;
     std::string progress = "auto";
@@ -145,29 +146,10 @@ std::string first_lines(const std::string& text, std::size_t count) {
            fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
 }
 
-// Options with repeated identical -D defines dropped, where nothing between
-// redefines the macro: MIOpen's doubled data-type block compiles to the same
-// code object as the single one.
-std::string canonical_options(const std::string& options) {
-    const auto tokens = split_spaces(options);
-    std::vector<std::string> out;
-    std::map<std::string, std::string> last_value;  // macro -> token that last defined it
-    for (const auto& token : tokens) {
-        if (token.starts_with("-D")) {
-            const std::string macro = token.substr(2, token.find('=') == std::string::npos ? std::string::npos : token.find('=') - 2);
-            const auto it = last_value.find(macro);
-            if (it != last_value.end() && it->second == token) continue;
-            last_value[macro] = token;
-        }
-        out.push_back(token);
-    }
-    return join(out, " ");
-}
-
 // Builds that must give the same code object compile once: targets that
 // differ only in CUs, and the key forms MIOpen asks for the same kernel under.
 std::string compile_identity(const KernelBuild& build) {
-    return build.target.reported_target_id() + "\n" + build.source.string() + "\n" + canonical_options(build.options);
+    return code_identity(build) + "\n" + build.source.string();
 }
 
 int run_build(const BuildOptions& options) {
@@ -181,7 +163,17 @@ int run_build(const BuildOptions& options) {
         throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
     if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
 
-    const Plan plan = make_plan(options, targets);
+    Plan plan = make_plan(options, targets);
+    if (!options.shard.empty()) {
+        const ShardSpec spec = parse_shard(options.shard);
+        std::vector<KernelBuild> all;
+        for (const auto& planned : plan.builds) all.push_back(planned.build);
+        const auto shards = assign_shards(all, spec.count);
+        std::vector<PlannedBuild> mine;
+        for (std::size_t i = 0; i < plan.builds.size(); ++i)
+            if (shards[i] == spec.index) mine.push_back(std::move(plan.builds[i]));
+        plan.builds = std::move(mine);
+    }
     auto cache = options.cache.open();
     const fs::path work = cache ? cache->dir() / "toolchain" : fs::temp_directory_path() / "kdbgen-toolchain";
     const Compiler compiler(options.toolchain.discover(work), cache.get());
@@ -294,6 +286,9 @@ Action add_build_command(CLI::App& app) {
     sub->add_flag("--fail-fast", options->fail_fast,
                   "stop at the first failed kernel and write no kdb (default: keep going, write what built, exit 1)");
     sub->add_flag("-n,--dry-run", options->dry_run, "print the compile commands instead of running them");
+    sub->add_option("--shard", options->shard,
+                    "build slice K of N (e.g. 2/3) of the plan, balanced by estimated compile cost; combine the "
+                    "shards' kdbs with `kdbgen merge`");
     sub->add_flag("--update", options->update, "write into existing kdbs: replace these keys, keep the others");
     sub->add_flag("--json", options->json, "print a JSON report on standard output");
     sub->add_flag("-q,--quiet", options->quiet, "no progress output");
@@ -371,7 +366,9 @@ Action add_plan_command(CLI::App& app) {
     add_problem_source_flags(*sub, *options);
     add_miopen_flags(*sub, *options);
     sub->add_flag("--json", options->json, "print JSON (the deterministic work list)");
-    return [options]() {
+    auto shards = std::make_shared<unsigned>(0);
+    sub->add_option("--shards", *shards, "also show which of N shards (build --shard K/N) builds each kernel");
+    return [options, shards]() {
         const auto sources = options->problem_sources();
         const bool solver_plan = !options->miopen_src.empty() || (!options->targets.list.empty() && !sources.empty()) ||
                                  (!options->targets.file.empty() && !sources.empty());
@@ -382,12 +379,23 @@ Action add_plan_command(CLI::App& app) {
             return 0;
         }
         const Plan plan = make_plan(*options, options->targets.resolve());
+        std::vector<unsigned> shard_of;
+        if (*shards > 0) {
+            std::vector<KernelBuild> all;
+            for (const auto& planned : plan.builds) all.push_back(planned.build);
+            shard_of = assign_shards(all, *shards);
+        }
         nlohmann::json builds = nlohmann::json::array();
-        for (const auto& planned : plan.builds)
+        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+            const auto& planned = plan.builds[i];
             builds.push_back({{"target", planned.build.target.spec()}, {"kdb", planned.build.target.kdb_filename()},
-                              {"source", planned.build.source.string()}, {"language", language_name(planned.build.language())},
+                              {"source", planned.build.source.filename().string()},
+                              {"language", language_name(planned.build.language())},
                               {"kernel_name", planned.build.kdb_name()}, {"kernel_args", planned.build.kdb_args()},
-                              {"symbols", planned.build.kernels}, {"origin", planned.origin}});
+                              {"symbols", planned.build.kernels}, {"origin", planned.origin},
+                              {"cost", estimated_compile_cost(planned.build)}});
+            if (!shard_of.empty()) builds.back()["shard"] = shard_of[i] + 1;
+        }
         const nlohmann::json coverage = coverage_json(plan);
         if (options->json) {
             print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}});

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <algorithm>
+#include <map>
 #include <memory>
 
 namespace kdbgen::cli {
@@ -145,18 +147,40 @@ Action add_diff_command(CLI::App& app) {
 }
 
 Action add_merge_command(CLI::App& app) {
-    auto* sub = app.add_subcommand("merge", "combine kdbs of one target into one file");
+    auto* sub = app.add_subcommand(
+        "merge", "combine kdbs of one target into one file, or folders of kdbs (shard outputs) into one folder");
     struct Options {
         std::string out;
         std::vector<std::string> inputs;
         bool json = false;
     };
     auto options = std::make_shared<Options>();
-    sub->add_option("out", options->out, "the merged .kdb to write")->required();
-    sub->add_option("inputs", options->inputs, "kdbs to merge")->required();
+    sub->add_option("out", options->out, "the merged .kdb to write, or a folder when the inputs are folders")->required();
+    sub->add_option("inputs", options->inputs, "kdbs, or folders of kdbs, to merge")->required();
     sub->add_flag("--json", options->json, "print JSON");
     return [options]() {
         std::vector<fs::path> inputs(options->inputs.begin(), options->inputs.end());
+        const bool folders = std::all_of(inputs.begin(), inputs.end(), [](const fs::path& p) { return fs::is_directory(p); });
+        if (folders) {
+            // Shard outputs: merge each kdb name across the folders.
+            std::map<std::string, std::vector<fs::path>> by_name;
+            for (const auto& dir : inputs)
+                for (const auto& entry : fs::directory_iterator(dir))
+                    if (entry.path().extension() == ".kdb") by_name[entry.path().filename().string()].push_back(entry.path());
+            std::error_code ec;
+            fs::create_directories(options->out, ec);
+            if (ec) throw InputError(located(options->out, 0, "cannot create output folder: " + ec.message()));
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& [name, files] : by_name) {
+                const auto stats = merge_kdbs(fs::path(options->out) / name, files);
+                out.push_back({{"kdb", (fs::path(options->out) / name).string()}, {"records", stats.records},
+                               {"inputs", files.size()}});
+                if (!options->json) fmt::print("{}: {} records from {} shards\n", (fs::path(options->out) / name).string(),
+                                               stats.records, files.size());
+            }
+            if (options->json) print_json(out);
+            return 0;
+        }
         const auto stats = merge_kdbs(options->out, inputs);
         if (options->json) print_json({{"out", options->out}, {"records", stats.records}, {"bytes", stats.file_bytes}});
         else fmt::print("{}: {} records from {} files, {}\n", options->out, stats.records, inputs.size(),

@@ -168,7 +168,10 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
             args.insert(args.end(), {"-x", "hip", "--cuda-device-only", "--no-gpu-bundle-output",
                                      "--offload-arch=" + build.target.hip_target_id(), cov,
                                      "--rocm-device-lib-path=" + tc.device_libs_overlay.string(),
-                                     "-D__HIPCC_RTC__"});
+                                     "-D__HIPCC_RTC__",
+                                     // Clang names a __hip_cuid_<hash> symbol after the
+                                     // (scratch) output path; without it objects are reproducible.
+                                     "-fuse-cuid=none"});
             // hiprtc supplies its runtime declarations itself; so does kdbgen.
             args.insert(args.end(), {"-nogpuinc", "-isystem", hiprtc_include_dir().string(), "-include",
                                      "__clang_hip_runtime_wrapper.h", "-include", "kdbgen_hiprtc_builtins.h"});

@@ -48,10 +48,13 @@ std::mutex g_overlay_mutex;
 }  // namespace
 
 std::string Toolchain::identity() const {
+    // The libraries as given, and the names of the ones kdbgen makes (their
+    // content follows from the name and the LLVM version). Not the overlay
+    // folder itself: concurrent processes may be filling it in.
     Sha256 libs;
     std::vector<fs::path> files;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(device_libs_overlay, ec))
+    for (const auto& entry : fs::directory_iterator(device_libs, ec))
         if (entry.path().extension() == ".bc") files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
@@ -59,6 +62,7 @@ std::string Toolchain::identity() const {
         const Bytes data = read_file(file);
         libs.add(std::string_view(data.data(), data.size()));
     }
+    for (const auto& name : synthesized_libs) libs.add("synthesized " + name);
     return fmt::format("{}|{}|cov{}|devlibs:{}", clang_version, fs::weakly_canonical(clang()).string(),
                        code_object_version, libs.hex());
 }
@@ -133,8 +137,10 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
         Target target;
         target.processor = &processor;
         if (fs::exists(toolchain.device_libs / isa_library_name(target))) continue;
+        // Listed whether or not making it works now: compile() reports a failure per kernel.
+        toolchain.synthesized_libs.push_back(isa_library_name(target));
         std::string why;
-        if (ensure_isa_library(toolchain, target, &why)) toolchain.synthesized_libs.push_back(isa_library_name(target));
+        ensure_isa_library(toolchain, target, &why);
     }
     return toolchain;
 }

@@ -1,0 +1,14 @@
+#!/bin/bash
+# Slurm job array: one shard per task, then a dependent merge job.
+#   sbatch docs/ci/slurm-array.sh && sbatch --dependency=afterok:<id> --wrap \
+#     "kdbgen merge $SHARED/kdb $SHARED/shards/*"
+#SBATCH --job-name=miopen-kdb
+#SBATCH --array=1-16
+#SBATCH --cpus-per-task=16
+#SBATCH --mem=16G
+set -euo pipefail
+SHARED=${SHARED:-/nfs/kdbgen}
+kdbgen build --miopen-src "$SHARED/MIOpen" \
+    --targets gfx900_56,gfx906_60,gfx908_120,gfx90a_110,gfx942_304,gfx1030_36,gfx1100_48 \
+    --cache-dir "$SHARED/cache" -j "$SLURM_CPUS_PER_TASK" \
+    --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" -o "$SHARED/shards/$SLURM_ARRAY_TASK_ID"

@@ -1,0 +1,78 @@
+#include "kdbgen/error.hpp"
+#include "kdbgen/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <system_error>
+
+namespace kdbgen {
+
+std::string canonical_options(const std::string& options) {
+    std::vector<std::string> out;
+    std::map<std::string, std::string> last;  // macro -> the token that last defined it
+    for (const auto& token : split_spaces(options)) {
+        if (token.starts_with("-D")) {
+            const auto equals = token.find('=');
+            const std::string macro = token.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+            const auto it = last.find(macro);
+            if (it != last.end() && it->second == token) continue;
+            last[macro] = token;
+        }
+        out.push_back(token);
+    }
+    return join(out, " ");
+}
+
+std::string code_identity(const KernelBuild& build) {
+    return build.target.hip_target_id() + "\n" + build.kernel_file + "\n" + canonical_options(build.options);
+}
+
+ShardSpec parse_shard(std::string_view text) {
+    const auto parts = split(text, '/');
+    const auto bad = [&] { return InputError(fmt::format("invalid --shard '{}': write K/N with 1 <= K <= N", text)); };
+    if (parts.size() != 2) throw bad();
+    const auto k = parse_int(parts[0]), n = parse_int(parts[1]);
+    if (!k || !n || *n < 1 || *k < 1 || *k > *n || *n > 100000) throw bad();
+    return {static_cast<unsigned>(*k - 1), static_cast<unsigned>(*n)};
+}
+
+double estimated_compile_cost(const KernelBuild& build) {
+    // Measured on the demo and MIOpen kernels: HIP front ends cost most,
+    // assembly least; bigger sources cost more. Only the ratios matter.
+    double language = 1.0;
+    switch (build.language()) {
+        case Language::Hip: language = 3.0; break;
+        case Language::OpenCL: language = 2.0; break;
+        case Language::Assembly: language = 1.0; break;
+    }
+    std::error_code ec;
+    const auto size = fs::file_size(build.source, ec);
+    return language * (1.0 + (ec ? 0.0 : static_cast<double>(size) / 65536.0));
+}
+
+std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count) {
+    std::vector<unsigned> shard(builds.size(), 0);
+    if (count <= 1) return shard;
+    // One unit per code identity, placed largest first on the least-loaded
+    // shard (ties: lowest shard, then identity order), as LPT scheduling does.
+    std::map<std::string, std::vector<std::size_t>> units;
+    for (std::size_t i = 0; i < builds.size(); ++i) units[code_identity(builds[i])].push_back(i);
+    std::vector<std::pair<double, const std::string*>> order;
+    for (const auto& [identity, members] : units)
+        order.emplace_back(estimated_compile_cost(builds[members.front()]), &identity);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+    });
+    std::vector<double> load(count, 0.0);
+    for (const auto& [cost, identity] : order) {
+        const auto target = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[target] += cost;
+        for (const auto i : units[*identity]) shard[i] = target;
+    }
+    return shard;
+}
+
+}  // namespace kdbgen

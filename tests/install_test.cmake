@@ -1,0 +1,25 @@
+# Installs into a scratch prefix and runs the installed kdbgen on the demo.
+file(REMOVE_RECURSE ${WORK_DIR})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed: ${rc}")
+endif()
+foreach(path bin/kdbgen share/man/man1/kdbgen.1 share/kdbgen/configs/demo/kernels.toml
+             share/kdbgen/configs/networks/resnet50.toml share/kdbgen/kernels/kdbgen_fill.s
+             share/kdbgen/hiprtc/include/kdbgen_hiprtc_builtins.h share/doc/kdbgen/packaging.md)
+  if(NOT EXISTS ${WORK_DIR}/prefix/${path})
+    message(FATAL_ERROR "not installed: ${path}")
+  endif()
+endforeach()
+# The installed binary must not need the source tree: hide it by running from the prefix.
+execute_process(COMMAND ${WORK_DIR}/prefix/bin/kdbgen build --targets gfx1030_36 -o ${WORK_DIR}/out --no-cache -q
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK_DIR}/out/gfx1030_36.kdb)
+  message(FATAL_ERROR "installed kdbgen failed (${rc}): ${out} ${err}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/prefix/bin/kdbgen verify ${WORK_DIR}/out/gfx1030_36.kdb RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "installed kdbgen's kdb does not verify")
+endif()
+message(STATUS "install layout ok")
