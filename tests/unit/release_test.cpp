@@ -76,6 +76,21 @@ TEST(Release, ReproducibleAcrossJobsCachesAndTime) {
     expect_same_kdbs(dir / "a", dir / "c");
 }
 
+// Another machine has its files elsewhere: the same kernels built from a copy
+// of the sources in another folder give the same bytes.
+TEST(Release, ReproducibleFromAnotherFolder) {
+    test::TempDir dir;
+    fs::create_directories(dir / "elsewhere");
+    fs::copy(test::kernels_dir(), dir / "elsewhere" / "kernels", fs::copy_options::recursive);
+    fs::copy_file(test::source_dir() / "configs/demo/kernels.toml", dir / "elsewhere" / "kernels.toml");
+    ASSERT_EQ(build({"-o", (dir / "here").string(), "--no-cache"}).exit_code, 0);
+    const auto run = build({"-o", (dir / "there").string(), "--no-cache", "--manifest",
+                            (dir / "elsewhere" / "kernels.toml").string(), "--kernels-dir",
+                            (dir / "elsewhere" / "kernels").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    expect_same_kdbs(dir / "here", dir / "there");
+}
+
 TEST(Release, ConcurrentShardsShareOneCache) {
     test::TempDir dir;
     const std::string cache = (dir / "cache").string();
