@@ -89,6 +89,17 @@ public:
     virtual std::vector<SolverKernel> kernels(const ConvView& problem, const SolverContext& ctx) const = 0;
 };
 
+// For IsApplicable ports: sets *why (when asked) and returns false,
+// `return reject(why, "not 2-D");`
+inline bool reject(std::string* why, const char* reason) {
+    if (why) *why = reason;
+    return false;
+}
+
+// ThisSolverIsDeprecatedStatic::IsDisabled (src/solver.cpp:716-732, MIOpen 3.3.0):
+// deprecated solvers run only on gfx803, gfx900, gfx906, gfx908, gfx90a and gfx103x.
+bool deprecated_solvers_enabled(const Target& target);
+
 // Every registered solver, in a stable order (by name).
 std::vector<const Solver*> solver_catalog();
 const Solver* find_solver(std::string_view name);

@@ -63,31 +63,26 @@ std::string bn_forward_training(const BatchNormProblem& p) {
         bool single = true;
         int variant = 1;
         unsigned ldsgcn = static_cast<unsigned>(xlocalsize / 64);
+        // The multi-pass kernel: MIOpen sets it up in two places with the same values.
+        const auto use_variant2 = [&] {
+            variant = 2;
+            xlocalsize = 1;
+            ylocalsize = 1024;
+            const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
+            xgridsize = static_cast<std::size_t>(c);
+            ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
+            single = false;
+            ldsgcn = static_cast<unsigned>(ylocalsize / 64);
+        };
         if ((in_nhw < 33554432 && in_cstride > 1024) || (n >= 256 && in_cstride > 60 && bfpmixparm) ||
             (in_cstride > 512 && bfpmixparm)) {
             variant = 1;
         } else if (in_cstride <= 512) {
             variant = 0;
         } else {
-            variant = 2;
-            xlocalsize = 1;
-            ylocalsize = 1024;
-            const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
-            xgridsize = static_cast<std::size_t>(c);
-            ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
-            single = false;
-            ldsgcn = static_cast<unsigned>(ylocalsize / 64);
+            use_variant2();
         }
-        if (n > 768 && in_cstride > 150 && p.data_type == DataType::Float) {
-            variant = 2;
-            xlocalsize = 1;
-            ylocalsize = 1024;
-            const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
-            xgridsize = static_cast<std::size_t>(c);
-            ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
-            single = false;
-            ldsgcn = static_cast<unsigned>(ylocalsize / 64);
-        }
+        if (n > 768 && in_cstride > 150 && p.data_type == DataType::Float) use_variant2();
         ss << "variant" << variant << "gx" << xgridsize << "gy" << ygridsize << "xl" << xlocalsize << "yl"
            << ylocalsize << "ldsgcn" << ldsgcn << "rs" << flag(p.save_results) << "rr" << flag(p.running_results)
            << bn_type_flags(p) << "single" << flag(single) << "n" << n << "c" << c << "hw" << in_cstride;

@@ -29,6 +29,11 @@ const Solver* find_solver(std::string_view name) {
     return nullptr;
 }
 
+bool deprecated_solvers_enabled(const Target& target) {
+    const std::string_view d = target.name();
+    return d == "gfx803" || d == "gfx900" || d == "gfx906" || d == "gfx908" || d == "gfx90a" || d.starts_with("gfx103");
+}
+
 bool ConvView::IsLayoutDefault() const {
     const char* layout = Is2d() ? "NCHW" : "NCDHW";
     return p.in_layout == layout && p.weights_layout == layout && p.out_layout == layout;

@@ -22,16 +22,12 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext&, std::string* why) const override {
-        const auto fail = [&](const char* reason) {
-            if (why) *why = reason;
-            return false;
-        };
-        if (p.p.direction != direction_) return fail("other direction");
-        if (!p.AllTensorsDimsFitIntoInt()) return fail("tensor lengths do not fit into int");
-        if (!p.IsLayoutDefault() && !p.IsLayoutNHWC()) return fail("layout is neither NC(D)HW nor N(D)HWC");
+        if (p.p.direction != direction_) return reject(why, "other direction");
+        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor lengths do not fit into int");
+        if (!p.IsLayoutDefault() && !p.IsLayoutNHWC()) return reject(why, "layout is neither NC(D)HW nor N(D)HWC");
         const bool int8_ok = direction_ == ConvDirection::Forward && p.IsInt8();
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16() || int8_ok)) return fail("data type");
-        if (p.IsTensorsCasted()) return fail("casted tensors use fp8_naive_conv.cpp, not in the catalog");
+        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16() || int8_ok)) return reject(why, "data type");
+        if (p.IsTensorsCasted()) return reject(why, "casted tensors use fp8_naive_conv.cpp, not in the catalog");
         return true;
     }
 

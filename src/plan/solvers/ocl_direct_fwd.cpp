@@ -98,22 +98,15 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        const auto fail = [&](const char* reason) {
-            if (why) *why = reason;
-            return false;
-        };
-        const std::string_view device = ctx.target.name();
-        if (!(device == "gfx803" || device == "gfx900" || device == "gfx906" || device == "gfx908" ||
-              device == "gfx90a" || device.starts_with("gfx103")))
-            return fail("deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return fail("not 2-D");
-        if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return fail("WrW");
-        if (!p.AllTensorsDimsFitIntoInt()) return fail("tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return fail("data type");
-        if (p.IsTensorsCasted()) return fail("casted tensors");
-        if (!p.IsLayoutDefault()) return fail("layout");
+        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
+        if (!p.Is2d()) return reject(why, "not 2-D");
+        if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return reject(why, "WrW");
+        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
+        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
+        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+        if (!p.IsLayoutDefault()) return reject(why, "layout");
         if (p.IsDirectionBackwardData() && (p.GetBackwardPadW() < 0 || p.GetBackwardPadH() < 0))
-            return fail("negative backward padding");
+            return reject(why, "negative backward padding");
         if (p.GetGroupCount() == 1) {
             const long fy = p.GetWeightsHeight(), fx = p.GetWeightsWidth();
             const bool supported =
@@ -121,7 +114,7 @@ public:
                 ((fx == 10 || fx == 20) && fy == 5 && p.GetKernelStrideH() == 2 && p.GetKernelStrideW() == 2 &&
                  p.GetPadH() == 0 && p.GetPadW() == 0) ||
                 (p.IsFp16() && fy == 4 && fx == 4 && p.GetPadH() == 0 && p.GetPadW() == 0);
-            if (!supported) return fail("filter size");
+            if (!supported) return reject(why, "filter size");
         }
         const bool ok = p.GetKernelStrideW() == p.GetKernelStrideH() && p.GetPadW() == p.GetPadH() &&
                         p.GetDilationW() == 1 && p.GetDilationH() == 1 &&
@@ -129,7 +122,7 @@ public:
                         !(p.GetGroupCount() == 1 && p.GetWeightsHeight() == 1 && p.GetWeightsWidth() == 1) &&
                         !(p.IsDirectionForward() && p.IsFp16() && p.GetKernelStrideW() == 2) &&
                         valid_config(p, default_config(p));
-        return ok || fail("stride, padding, dilation or default configuration");
+        return ok || reject(why, "stride, padding, dilation or default configuration");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {

@@ -58,28 +58,24 @@ public:
     std::string_view name() const override { return "ConvBinWinogradRxS"; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        const auto fail = [&](const char* reason) {
-            if (why) *why = reason;
-            return false;
-        };
-        if (!p.Is2d()) return fail("not 2-D");
-        if (!(p.IsFp32() || p.IsFp16())) return fail("data type is not FP32 or FP16");
-        if (!p.AllTensorsDimsFitIntoInt()) return fail("tensor dims do not fit into int");
-        if (p.IsTensorsCasted()) return fail("casted tensors");
+        if (!p.Is2d()) return reject(why, "not 2-D");
+        if (!(p.IsFp32() || p.IsFp16())) return reject(why, "data type is not FP32 or FP16");
+        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
+        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.IsDirectionBackwardWrW() && !(p.IsFp32() && p.GetKernelStrideW() == 1 && p.GetKernelStrideH() == 1))
-            return fail("WrW is FP32 with stride 1 only");
-        if (ctx.target.miopen_xnack().value_or(false)) return fail("xnack is on");
+            return reject(why, "WrW is FP32 with stride 1 only");
+        if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
         const std::string_view name = ctx.target.name();
         if (p.IsFp16()) {
-            if (!(name == "gfx906" || name == "gfx908")) return fail("FP16 only on gfx906/gfx908");
+            if (!(name == "gfx906" || name == "gfx908")) return reject(why, "FP16 only on gfx906/gfx908");
         } else if (p.IsDirectionBackwardWrW()) {
-            if (!(name == "gfx900" || name == "gfx906" || name == "gfx908")) return fail("WrW only on gfx900/906/908");
+            if (!(name == "gfx900" || name == "gfx906" || name == "gfx908")) return reject(why, "WrW only on gfx900/906/908");
         } else if (!(name == "gfx803" || name == "gfx900" || name == "gfx906" || name == "gfx908")) {
-            return fail("only on gfx803/900/906/908");
+            return reject(why, "only on gfx803/900/906/908");
         }
         if (!(p.GetKernelStrideW() <= 2 && p.GetKernelStrideW() == p.GetKernelStrideH() && p.GetDilationW() == 1 &&
               p.GetDilationH() == 1 && p.GetBias() == 0 && p.GetGroupCount() == 1 && p.GetInLayout() == "NCHW"))
-            return fail("stride, dilation, bias, groups or layout");
+            return reject(why, "stride, dilation, bias, groups or layout");
         const auto n_cu = ctx.target.compute_units;
         const bool fp16 = p.IsFp16();
         bool ok = false;
@@ -92,7 +88,7 @@ public:
                                     p.GetKernelStrideW(), p.GetInChannels(), p.GetOutChannels(), p.GetInHeight(),
                                     p.GetInWidth(), p.GetOutHeight(), p.GetOutWidth(), p.GetBatchSize(), fp16, 3, n_cu);
         }
-        return ok || fail("shader constraints not met");
+        return ok || reject(why, "shader constraints not met");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext&) const override {

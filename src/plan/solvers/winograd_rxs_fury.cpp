@@ -71,45 +71,41 @@ public:
     }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        const auto fail = [&](const char* reason) {
-            if (why) *why = reason;
-            return false;
-        };
         // IsApplicable (:764-772): with WORKAROUND_ISSUE_1681 at 0, f2x3 leaves ungrouped
         // forward and backward-data problems to f2x3g1 (:1141-1147), which takes only those.
-        if (g1_ && p.GetGroupCount() != 1) return fail("f2x3g1 takes ungrouped convolutions only");
+        if (g1_ && p.GetGroupCount() != 1) return reject(why, "f2x3g1 takes ungrouped convolutions only");
         if (!g1_ && is2x3() && p.GetGroupCount() == 1 && !p.IsDirectionBackwardWrW())
-            return fail("ungrouped forward/backward-data is f2x3g1's");
-        if (!p.Is2d()) return fail("not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return fail("tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16())) return fail("data type is not FP32 or FP16");
-        if (p.IsTensorsCasted()) return fail("casted tensors");
-        if (ctx.target.miopen_xnack().value_or(false)) return fail("xnack is on");
+            return reject(why, "ungrouped forward/backward-data is f2x3g1's");
+        if (!p.Is2d()) return reject(why, "not 2-D");
+        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
+        if (!(p.IsFp32() || p.IsFp16())) return reject(why, "data type is not FP32 or FP16");
+        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+        if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
         const std::string_view name = ctx.target.name();
-        if (!(starts(name, "gfx9") || starts(name, "gfx10") || starts(name, "gfx11"))) return fail("not gfx9/gfx10/gfx11");
+        if (!(starts(name, "gfx9") || starts(name, "gfx10") || starts(name, "gfx11"))) return reject(why, "not gfx9/gfx10/gfx11");
         if (p.IsFp16() && !(starts(name, "gfx906") || starts(name, "gfx908") || starts(name, "gfx90a") ||
                             starts(name, "gfx94") || starts(name, "gfx1011") || starts(name, "gfx1012") ||
                             starts(name, "gfx103") || starts(name, "gfx11")))
-            return fail("FP16 not on this target");
+            return reject(why, "FP16 not on this target");
         // gfx90a with the FP16-alt attribute: kdbgen plans the default (attribute off).
         if (!((p.GetKernelStrideW() == 1 || p.GetKernelStrideW() == 2) && p.GetKernelStrideW() == p.GetKernelStrideH() &&
               p.GetDilationW() == 1 && p.GetDilationH() == 1 && p.GetBias() == 0 && p.GetInLayout() == "NCHW"))
-            return fail("stride, dilation, bias or layout");
+            return reject(why, "stride, dilation, bias or layout");
         // WORKAROUND_ISSUE_2492_TINY_TENSOR (:713-722).
         if (p.GetInHeight() <= 6 && p.GetInWidth() <= 6 && p.GetBatchSize() <= 4 && p.GetInChannels() <= 4)
-            return fail("tiny tensor (WORKAROUND_ISSUE_2492)");
+            return reject(why, "tiny tensor (WORKAROUND_ISSUE_2492)");
         const double in_per_group = static_cast<double>(p.GetInChannels() / p.GetGroupCount());
         const double out_per_group = static_cast<double>(p.GetOutChannels() / p.GetGroupCount());
         bool ok = false;
         if (p.IsDirectionBackwardWrW()) {
-            if (p.GetKernelStrideW() == 2) return fail("WrW with stride 2");
+            if (p.GetKernelStrideW() == 2) return reject(why, "WrW with stride 2");
             ok = constraints(p, p.GetInHeight(), p.GetInWidth(), p.GetBatchSize(), in_per_group, p.GetOutHeight(),
                              p.GetOutWidth(), p.GetWeightsHeight(), p.GetWeightsWidth(), out_per_group, name);
         } else {
             ok = constraints(p, p.GetWeightsHeight(), p.GetWeightsWidth(), in_per_group, out_per_group, p.GetInHeight(),
                              p.GetInWidth(), p.GetOutHeight(), p.GetOutWidth(), p.GetBatchSize(), name);
         }
-        return ok || fail("shader constraints not met");
+        return ok || reject(why, "shader constraints not met");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
