@@ -190,7 +190,7 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
     write_file_atomic(fdb, test::bytes_of(
         "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F=ConvDirectNaiveConvFwd:0.1,0,miopenConvolutionFwdAlgoDirect;"
-        "GemmFwdRest:0.2,100,miopenConvolutionFwdAlgoGEMM;ConvOclDirectFwd:0.3,0,miopenConvolutionFwdAlgoDirect\n"));
+        "GemmFwdRest:0.2,100,miopenConvolutionFwdAlgoGEMM;ConvMlirIgemmFwd:0.3,0,miopenConvolutionFwdAlgoImplicitGEMM\n"));
     SolverPlanOptions options;
     options.tree = &tree;
     options.find_dbs = {fdb};
@@ -203,7 +203,7 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     for (const auto& c : plan.coverage) status[c.solver] = c.status;
     EXPECT_EQ(status["ConvDirectNaiveConvFwd"], CoverageEntry::Status::Planned);
     EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Gemm);
-    EXPECT_EQ(status["ConvOclDirectFwd"], CoverageEntry::Status::NotInCatalog);
+    EXPECT_EQ(status["ConvMlirIgemmFwd"], CoverageEntry::Status::NotInCatalog);
 }
 
 // ConvBinWinogradRxS: conv_bin_winoRxS.cpp:273-331 (MIOpen 3.3.0): options
