@@ -124,12 +124,12 @@ Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets) 
         plan_options.tree = &tree;
         plan_options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
         for (const auto& f : options.find_dbs) plan_options.find_dbs.emplace_back(f);
-        // A find-db given only to name solvers for its target is not a problem source too.
+        // With a MIOpen tree a find-db names the solvers for the target it is
+        // named after; with no other problem source, each target's find-db
+        // (given, or the tree's) is also its problem list.
         ProblemSources problem_only = sources;
         problem_only.find_dbs.clear();
-        ProblemSet problems = gather_problems(problem_only);
-        if (problem_only.empty() && !options.find_dbs.empty()) problems = gather_problems(sources);
-        return plan_from_problems(problems, targets, plan_options);
+        return plan_from_problems(gather_problems(problem_only), targets, plan_options);
     }
     if (!sources.empty())
         throw InputError("planning kernels for networks, logs, find-dbs or ONNX models needs a MIOpen source tree: "
