@@ -318,3 +318,21 @@ TEST(SolverGoldenKeys, ConvOclDirectFwd1x1) {
     EXPECT_FALSE(applicable("ConvOclDirectFwd1x1", "256-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
     EXPECT_FALSE(applicable("ConvOclDirectFwd1x1", "256-56-56-1x1-64-58-58-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
 }
+
+// ConvBinWinograd3x3U: conv_bin_wino3x3U.cpp:105-135 (MIOpen 3.3.0).
+TEST(SolverGoldenKeys, ConvBinWinograd3x3U) {
+    auto k = keys("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv_3x3_wheel_alpha_v7_0_3b.s.o");
+    EXPECT_EQ(k[0].args, "-Wa,-defsym,ROCM_METADATA_VERSION=5 -mcpu=gfx906");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenSp3AsmConv3x3F"}));
+    k = keys("ConvBinWinograd3x3U", "32-28-28-3x3-32-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-B", "gfx803_36");
+    EXPECT_EQ(k[0].name, "conv_3x3_wheel_alpha_v3_0b.s.o");
+    EXPECT_EQ(k[0].args, "-Wa,-defsym,ROCM_METADATA_VERSION=5 -mcpu=gfx803");
+    EXPECT_TRUE(applicable("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    // C >= 18 on gfx9 (16 on gfx8), even C, FP32, not on gfx90a (:57-103).
+    EXPECT_FALSE(applicable("ConvBinWinograd3x3U", "16-28-28-3x3-32-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    EXPECT_TRUE(applicable("ConvBinWinograd3x3U", "16-28-28-3x3-32-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx803_36"));
+    EXPECT_FALSE(applicable("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110"));
+}
