@@ -23,7 +23,9 @@ struct PlannedBuild {
 
 // What became of one (target, problem, solver) the plan considered.
 struct CoverageEntry {
-    enum class Status { Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution };
+    enum class Status {
+        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution, NoConfiguration
+    };
     std::string target;   // kdb file name
     std::string problem;  // key
     std::string solver;   // empty for NoFindDbRecord / NotConvolution

@@ -18,6 +18,7 @@ std::string_view coverage_status_name(CoverageEntry::Status status) {
         case CoverageEntry::Status::NoFindDbRecord: return "no find-db record";
         case CoverageEntry::Status::SourceMissing: return "kernel source not in the MIOpen tree";
         case CoverageEntry::Status::NotConvolution: return "not a convolution (no solvers yet)";
+        case CoverageEntry::Status::NoConfiguration: return "no reproducible configuration";
     }
     return "?";
 }
@@ -114,7 +115,15 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                 std::vector<PlannedBuild> builds;
                 for (const auto& form : forms) {
                     ctx.general_options = form;
-                    for (const auto& kernel : solver->kernels(view, ctx)) {
+                    const auto kernels = solver->kernels(view, ctx);
+                    if (kernels.empty()) {
+                        // e.g. ConvAsm1x1U on gfx908 without a perf-db record: MIOpen's AI-tuned default.
+                        add_coverage(entry.key, name, CoverageEntry::Status::NoConfiguration,
+                                     "no perf-db record and a default kdbgen cannot reproduce");
+                        missing = true;
+                        break;
+                    }
+                    for (const auto& kernel : kernels) {
                         const auto source = options.tree->kernel_source(kernel.file);
                         if (!source) {
                             add_coverage(entry.key, name, CoverageEntry::Status::SourceMissing, kernel.file);

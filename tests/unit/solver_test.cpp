@@ -336,3 +336,76 @@ TEST(SolverGoldenKeys, ConvBinWinograd3x3U) {
     EXPECT_FALSE(applicable("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx906_60"));
     EXPECT_FALSE(applicable("ConvBinWinograd3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110"));
 }
+
+// ConvAsm1x1U: conv_asm_1x1u.cpp:592-770 (MIOpen 3.3.0), GenerateClangDefsym writes
+// " -Wa,-defsym,<name>=<value>" (src/ocl/gcn_asm_utils.cpp:305-310). Worked by hand.
+namespace {
+std::string defsyms(const std::vector<std::pair<const char*, long long>>& values) {
+    std::string out;
+    for (const auto& [name, value] : values) out += " -Wa,-defsym," + std::string(name) + "=" + std::to_string(value);
+    return out;
+}
+}  // namespace
+
+TEST(SolverGoldenKeys, ConvAsm1x1UPerfDbConfig) {
+    const auto path = test::shared_db_dir() / "gfx906_60.db.bz2";
+    if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
+    const PerfDb perf_db(path);
+    // gfx906_60.db: F, 1024 -> 256 channels, 14x14, batch 128 -> "2,16,2,64,3,2,1,8".
+    const auto problem = parse_conv_problem_key("1024-14-14-1x1-256-14-14-128-0x0-1x1-1x1-0-NCHW-FP32-F");
+    EXPECT_EQ(perf_db.find(problem, "ConvAsm1x1U"), std::optional<std::string>("2,16,2,64,3,2,1,8"));
+    const Target target = parse_target("gfx906_60");
+    const ConvView view{problem};
+    const SolverContext ctx{target, {3, 3, 0}, data_type_options(view), &perf_db};
+    const auto k = find_solver("ConvAsm1x1U")->kernels(view, ctx);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].file + ".o", "conv1x1u.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmConv1x1U"}));
+    EXPECT_EQ(k[0].options + target.mcpu_suffix(),
+              defsyms({{"stride_h", 1}, {"stride_w", 1}, {"img_h", 14}, {"img_w", 14}, {"batch_size", 128},
+                       {"input_channels", 1024}, {"output_channels", 256}, {"wei_h", 1}, {"wei_w", 1}, {"pad_h", 0},
+                       {"pad_w", 0}, {"weights_layout", 0}, {"vec_c_in", 1}, {"vec_k_out", 1}, {"vec_c_filter", 1},
+                       {"acc_type", 1}, {"buf_type", 1}, {"input_n_stride", 802816}, {"input_c_stride", 784},
+                       {"input_h_stride", 56}, {"input_w_stride", 4}, {"output_n_stride", 200704},
+                       {"output_k_stride", 784}, {"output_h_stride", 56}, {"output_w_stride", 4},
+                       {"filter_k_stride", 4096}, {"filter_c_stride", 4}, {"filter_h_stride", 4},
+                       {"filter_w_stride", 4}, {"input_buffer_size", 102760448}, {"filter_buffer_size", 1048576},
+                       {"output_buffer_size", 25690112}, {"ROCM_METADATA_VERSION", 5}, {"read_size", 2},
+                       {"k_mult", 16}, {"chunks_per_wave", 2}, {"chunk_size", 64}, {"n_mult", 3}, {"c_mult", 2},
+                       {"waves_c_in_group", 1}, {"waves_k_in_group", 8}}) +
+                  " -mcpu=gfx906");
+}
+
+TEST(SolverGoldenKeys, ConvAsm1x1UStaticHeuristicWithSubsample) {
+    // Stride 2 forward on gfx900, no perf-db: StaticHeuristic (:400-424) keeps its first guess
+    // 4,16,4,16,2,1,1,1; the image is the 28x28 output; the SubSample helper runs first (:592-640).
+    auto k = keys("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx900_56");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].name, "conv1x1u.s.o");
+    EXPECT_EQ(k[0].args,
+              defsyms({{"stride_h", 1}, {"stride_w", 1}, {"img_h", 28}, {"img_w", 28}, {"batch_size", 32},
+                       {"input_channels", 256}, {"output_channels", 512}, {"wei_h", 1}, {"wei_w", 1}, {"pad_h", 0},
+                       {"pad_w", 0}, {"weights_layout", 0}, {"vec_c_in", 1}, {"vec_k_out", 1}, {"vec_c_filter", 1},
+                       {"acc_type", 1}, {"buf_type", 1}, {"input_n_stride", 802816}, {"input_c_stride", 3136},
+                       {"input_h_stride", 112}, {"input_w_stride", 4}, {"output_n_stride", 1605632},
+                       {"output_k_stride", 3136}, {"output_h_stride", 112}, {"output_w_stride", 4},
+                       {"filter_k_stride", 1024}, {"filter_c_stride", 4}, {"filter_h_stride", 4},
+                       {"filter_w_stride", 4}, {"input_buffer_size", 25690112}, {"filter_buffer_size", 524288},
+                       {"output_buffer_size", 51380224}, {"ROCM_METADATA_VERSION", 5}, {"read_size", 4},
+                       {"k_mult", 16}, {"chunks_per_wave", 4}, {"chunk_size", 16}, {"n_mult", 2}, {"c_mult", 1},
+                       {"waves_c_in_group", 1}, {"waves_k_in_group", 1}}) +
+                  " -mcpu=gfx900");
+    EXPECT_EQ(k[1].name, "MIOpenUtilKernels3.cl.o");
+    EXPECT_EQ(k[1].symbols, (std::vector<std::string>{"SubSample"}));
+    EXPECT_EQ(k[1].args,
+              " -DDATA_TYPE=float -DMLO_GRP0_SZ0=256 -DMLO_GRP0_SZ1=1  -DMLO_GRP0_SZ2=1  -DMLO_FILTER0_STRIDE0=2 "
+              "-DMLO_FILTER0_STRIDE1=2 -DMLO_WRITE_UNIT=4 -DMLO_OUT_CHANNEL_STRIDE=784 -DMLO_OUT_STRIDE=28 "
+              "-DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN0_BATCH_STRIDE=802816 -DMLO_IN0_CHANNEL_STRIDE=3136 "
+              "-DMLO_IN0_STRIDE=56" +
+                  kFp32Block + " -mcpu=gfx900");
+    // gfx908 with stride 1 takes MIOpen's AI-tuned default, which kdbgen does not reproduce.
+    EXPECT_TRUE(keys("ConvAsm1x1U", "256-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120").empty());
+    EXPECT_TRUE(applicable("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-3x3-512-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+}
