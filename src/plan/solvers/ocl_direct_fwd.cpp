@@ -98,13 +98,7 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return reject(why, "WrW");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (!p.IsLayoutDefault()) return reject(why, "layout");
+        if (!legacy::ocl_direct_preconditions(p, ctx, why)) return false;
         if (p.IsDirectionBackwardData() && (p.GetBackwardPadW() < 0 || p.GetBackwardPadH() < 0))
             return reject(why, "negative backward padding");
         if (p.GetGroupCount() == 1) {

@@ -25,13 +25,7 @@ public:
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         const std::string_view device = ctx.target.name();
         if (device.starts_with("gfx10") || device.starts_with("gfx11")) return reject(why, "off on gfx10/gfx11 (SWDEV-271887)");
-        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return reject(why, "WrW");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (!p.IsLayoutDefault()) return reject(why, "layout");
+        if (!legacy::ocl_direct_preconditions(p, ctx, why)) return false;
         const bool ok = p.GetDilationW() == 1 && p.GetDilationH() == 1 && p.GetWeightsWidth() == 1 &&
                         p.GetWeightsHeight() == 1 && p.GetGroupCount() == 1 && p.GetPadW() == 0 && p.GetPadH() == 0;
         return ok || reject(why, "not an ungrouped, unpadded, undilated 1x1");
