@@ -24,7 +24,8 @@ struct PlannedBuild {
 // What became of one (target, problem, solver) the plan considered.
 struct CoverageEntry {
     enum class Status {
-        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution, NoConfiguration
+        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution, NoConfiguration,
+        Excluded
     };
     std::string target;   // kdb file name
     std::string problem;  // key
@@ -50,6 +51,7 @@ struct SolverPlanOptions {
     const MiopenTree* tree = nullptr;
     SolverMode mode = SolverMode::FindDb;
     std::vector<fs::path> find_dbs;  // used for the targets they name, before the tree's own
+    std::vector<std::string> excluded_solvers;  // --exclude-solvers: planned as if absent
 };
 
 // Problems x targets x solvers -> kernel builds. With no problems, each

@@ -45,6 +45,7 @@ struct BuildOptions {
     std::vector<std::string> data_types, layouts, modes;
     // MIOpen's solvers (plan stage).
     std::string miopen_src, assume_version, solver_mode = "find-db";
+    std::vector<std::string> excluded_solvers;
 
     ProblemSources problem_sources() const {
         ProblemSources sources;
@@ -102,6 +103,10 @@ void add_miopen_flags(CLI::App& sub, BuildOptions& options) {
                    "find-db: the solvers each problem's find-db record lists, as AMD's kdbs hold (default); "
                    "applicable: every catalog solver that applies")
         ->check(CLI::IsMember({"find-db", "applicable"}));
+    sub.add_option("--exclude-solvers", options.excluded_solvers,
+                   "solvers to leave out (comma-separated), e.g. ConvAsm1x1U with an assembler that cannot build it "
+                   "(docs/solvers.md)")
+        ->delimiter(',');
 }
 
 void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
@@ -124,6 +129,11 @@ Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets) 
         plan_options.tree = &tree;
         plan_options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
         for (const auto& f : options.find_dbs) plan_options.find_dbs.emplace_back(f);
+        for (const auto& name : options.excluded_solvers) {
+            if (!find_solver(name))
+                throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
+            plan_options.excluded_solvers.push_back(name);
+        }
         // With a MIOpen tree a find-db names the solvers for the target it is
         // named after; with no other problem source, each target's find-db
         // (given, or the tree's) is also its problem list.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace kdbgen {
@@ -19,6 +20,7 @@ std::string_view coverage_status_name(CoverageEntry::Status status) {
         case CoverageEntry::Status::SourceMissing: return "kernel source not in the MIOpen tree";
         case CoverageEntry::Status::NotConvolution: return "not a convolution (no solvers yet)";
         case CoverageEntry::Status::NoConfiguration: return "no reproducible configuration";
+        case CoverageEntry::Status::Excluded: return "excluded (--exclude-solvers)";
     }
     return "?";
 }
@@ -98,6 +100,11 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             for (const auto& [solver, name] : chosen) {
                 if (!solver) {
                     add_coverage(entry.key, name, CoverageEntry::Status::NotInCatalog, "");
+                    continue;
+                }
+                if (std::find(options.excluded_solvers.begin(), options.excluded_solvers.end(), name) !=
+                    options.excluded_solvers.end()) {
+                    add_coverage(entry.key, name, CoverageEntry::Status::Excluded, "");
                     continue;
                 }
                 if (!solver->builds_kernels()) {

@@ -160,6 +160,13 @@ TEST(Cli, MiopenTreeVersionIsCheckedAndAssumable) {
     const auto json = nlohmann::json::parse(run.output);
     EXPECT_EQ(json["builds"].size(), 0u);
     EXPECT_GT(json["coverage"]["gfx1030_36.kdb"]["status"]["kernel source not in the MIOpen tree"].get<int>(), 0);
+    auto excluding = assumed;
+    excluding.insert(excluding.end(), {"--exclude-solvers", "ConvDirectNaiveConvFwd,ConvOclDirectFwd"});
+    const auto excluded = nlohmann::json::parse(run_kdbgen(excluding).output);
+    EXPECT_EQ(excluded["coverage"]["gfx1030_36.kdb"]["solvers"]["ConvDirectNaiveConvFwd"]["excluded (--exclude-solvers)"], 1);
+    auto unknown = assumed;
+    unknown.insert(unknown.end(), {"--exclude-solvers", "ConvNoSuchThing"});
+    EXPECT_EQ(run_kdbgen(unknown).exit_code, 2);
     const auto no_tree = run_kdbgen({"plan", "--miopen-src", (dir / "nowhere").string(), "--targets", "gfx1030_36"});
     EXPECT_EQ(no_tree.exit_code, 2);
     EXPECT_NE(no_tree.output.find("not a MIOpen source tree"), std::string::npos) << no_tree.output;
