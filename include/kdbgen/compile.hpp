@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ struct Toolchain {
     std::string clang_version; // first line of `clang --version`
     unsigned code_object_version = 5;
     std::vector<std::string> synthesized_libs;  // oclc_isa_version_*.bc kdbgen made
+    fs::path work_dir;         // where overlays kdbgen derives are kept
 
     fs::path clang() const { return llvm_root / "bin" / "clang"; }
     fs::path lld() const { return llvm_root / "bin" / "ld.lld"; }
@@ -73,6 +75,19 @@ Toolchain discover_toolchain(const ToolchainOptions& options);
 // Makes oclc_isa_version_<N>.bc for a target the device libraries lack.
 // Returns false (and says why in *why) when it cannot.
 bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::string* why);
+
+// A folder with rewritten copies of the assembly include files in source_dir
+// that LLVM 15+ misreads under .altmacro (macro parameters that shadow bare
+// words of their body; see src/compile/asm_compat.cpp), to be searched before
+// source_dir; nullopt when no file needs it. Made once per run under work_dir.
+std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, const fs::path& work_dir);
+// The rewrite: in macros defined with altmacro off, parameters that also
+// occur as bare words are renamed kdbgen_<name> along with their \name
+// references. keyword_calls lists "macro parameter" pairs passed by keyword,
+// which are left alone.
+std::string rename_shadowing_macro_parameters(std::string_view text, const std::set<std::string>& keyword_calls = {});
+// Part of the cache key of assembly builds: bump when the rewrite changes.
+inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-1";
 
 // kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
 fs::path hiprtc_include_dir();

@@ -43,6 +43,9 @@ struct ConvView {
     bool IsBfp16() const { return p.data_types == "BF16"; }
     bool IsInt8() const { return p.data_types.starts_with("INT8"); }
     bool IsTensorsCasted() const { return !p.cast_suffix.empty(); }
+    // With the convolution attribute at its default (src/include/miopen/convolution.hpp:83-85,
+    // MIOpen 3.3.0): FP16-alt is not asked for forward, is for backward data and weights.
+    bool IsGfx90aFp16altRequired() const { return IsFp16() && p.direction != ConvDirection::Forward; }
     bool IsDirectionForward() const { return p.direction == ConvDirection::Forward; }
     bool IsDirectionBackwardData() const { return p.direction == ConvDirection::BackwardData; }
     bool IsDirectionBackwardWrW() const { return p.direction == ConvDirection::BackwardWeights; }

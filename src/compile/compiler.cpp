@@ -190,6 +190,8 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
             // comgr BuildAsm adds -mno-xnack when xnack is off (WORKAROUND_ISSUE_3001,
             // src/comgr.cpp:666-669). Upstream Clang dropped that flag; the same
             // request is the ":xnack-" of the target ID above.
+            if (const auto overlay = assembler_compat_overlay(build.source.parent_path(), tc.work_dir))
+                args.push_back("-I" + overlay->string());
             add_includes(args, build);
             args.insert(args.end(), {"-c", build.source.string(), "-o", object.string()});
             return {args, {tc.lld().string(), "-shared", object.string(), "-o", output.string()}};
@@ -210,6 +212,7 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
     key.add(include_tree_hash(build.source.parent_path()));
     for (const auto& dir : build.include_dirs) key.add(include_tree_hash(dir));
     if (build.language() == Language::Hip) key.add(include_tree_hash(hiprtc_include_dir()));
+    if (build.language() == Language::Assembly) key.add(kAssemblerCompatVersion);
     return key.hex();
 }
 

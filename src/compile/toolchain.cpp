@@ -133,6 +133,7 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
         if (!fs::exists(fs::symlink_status(link))) fs::create_symlink(fs::absolute(entry.path()), link, ec);
     }
     toolchain.device_libs_overlay = overlay;
+    toolchain.work_dir = base;
     for (const auto& processor : processor_table()) {
         Target target;
         target.processor = &processor;

@@ -6,6 +6,7 @@
 #include "kdbgen/jobs.hpp"
 #include "test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -250,4 +251,103 @@ TEST(Compile, HiprtcStandInCoversWhatMIOpenKernelsUse) {
         const auto result = compiler.compile(build);
         EXPECT_TRUE(result.ok) << target << "\n" << result.command << "\n" << result.log.substr(0, 3000);
     }
+}
+
+// The assembler compatibility rewrite (src/compile/asm_compat.cpp), on kdbgen's own text.
+TEST(AssemblerCompat, RenamesOnlyShadowingParametersOfNonAltmacroMacros) {
+    const std::string text =
+        ".macro wait cnt=7, other=1\n"
+        "    n = \\cnt + \\other\n"
+        "    s_waitcnt cnt(n)\n"
+        ".endm\n"
+        ".macro plain a\n"
+        "    v_mov_b32 v[\\a], 0\n"
+        ".endm\n"
+        ".altmacro\n"
+        ".macro alt cnt\n"
+        "    s_waitcnt cnt\n"
+        ".endm\n";
+    const std::string expected =
+        ".macro wait kdbgen_cnt=7, other=1\n"
+        "    n = \\kdbgen_cnt + \\other\n"
+        "    s_waitcnt cnt(n)\n"
+        ".endm\n"
+        ".macro plain a\n"
+        "    v_mov_b32 v[\\a], 0\n"
+        ".endm\n"
+        ".altmacro\n"
+        ".macro alt cnt\n"
+        "    s_waitcnt cnt\n"
+        ".endm\n";
+    EXPECT_EQ(rename_shadowing_macro_parameters(text), expected);
+    // A caller passing the parameter by keyword keeps its name.
+    EXPECT_EQ(rename_shadowing_macro_parameters(text, {"wait cnt"}), text);
+    // Nothing to do: the text comes back unchanged, byte for byte.
+    const std::string clean = ".macro m x\n  s_nop \\x\n.endm";
+    EXPECT_EQ(rename_shadowing_macro_parameters(clean), clean);
+}
+
+// conv1x1wrw.s (ConvAsmBwdWrW1x1) and conv1x1u.s (ConvAsm1x1U) with options
+// MIOpen forms for ResNet-50 layers: LLVM 19 rejects them as written
+// (conv_common.inc's s_wait under .altmacro) and assembles them through the
+// overlay. Where LLVM 14 is installed, its object from the untouched source
+// has the same machine code.
+TEST(CompileMIOpenTree, AssemblerCompatOverlayKeepsTheMachineCode) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const fs::path kernels = fs::path(src) / "src" / "kernels";
+    const test::TempDir work;
+    const auto overlay = assembler_compat_overlay(kernels, work.path());
+    ASSERT_TRUE(overlay);
+    EXPECT_TRUE(fs::exists(*overlay / "conv_common.inc"));
+    std::string wrw;
+    for (const auto& [name, value] :
+         std::vector<std::pair<const char*, int>>{{"stride_h", 1}, {"stride_w", 1}, {"img_h", 7}, {"img_w", 7},
+                                                  {"out_h", 7}, {"out_w", 7}, {"batch_size", 32},
+                                                  {"input_channels", 512}, {"output_channels", 2048}, {"wei_h", 1},
+                                                  {"wei_w", 1}, {"pad_h", 0}, {"pad_w", 0}, {"weights_layout", 0},
+                                                  {"reverse_weights", 0}, {"ROCM_METADATA_VERSION", 5},
+                                                  {"do_not_use_default_perf_params", 1}, {"acc_type", 1},
+                                                  {"buf_type", 2}, {"input_n_stride", 50176},
+                                                  {"input_c_stride", 98}, {"input_h_stride", 14},
+                                                  {"input_w_stride", 2}, {"output_n_stride", 200704},
+                                                  {"output_k_stride", 98}, {"output_h_stride", 14},
+                                                  {"output_w_stride", 2}, {"filter_k_stride", 1024},
+                                                  {"filter_c_stride", 2}, {"filter_h_stride", 2},
+                                                  {"filter_w_stride", 2}, {"input_buffer_size", 1605632},
+                                                  {"filter_buffer_size", 2097152}, {"output_buffer_size", 6422528},
+                                                  {"short_store", 0}, {"chunk_size", 4}, {"c_per_gpr", 4},
+                                                  {"c_mult", 2}, {"k_per_gpr", 1}, {"k_mult", 2}, {"n_per_gpr", 1},
+                                                  {"n_part_cnt", 1}, {"hw_per_gpr", 4}, {"read_size", 2},
+                                                  {"data_prefetch", 1}})
+        wrw += fmt::format(" -Wa,-defsym,{}={}", name, value);
+    KernelBuild build;
+    build.source = kernels / "conv1x1wrw.s";
+    build.kernel_file = "conv1x1wrw.s";
+    build.options = wrw;
+    build.target = parse_target("gfx906:sramecc+:xnack-_60");
+    build.kernels = {"miopenGcnAsmConv1x1WrW"};
+    build.include_dirs = {kernels};
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto result = compiler.compile(build);
+    ASSERT_TRUE(result.ok) << result.command << "\n" << result.log.substr(0, 2000);
+
+    const fs::path llvm14 = "/usr/lib/llvm-14/bin/clang";
+    if (!fs::exists(llvm14)) GTEST_SKIP() << "LLVM 14 not installed: machine code not compared";
+    const test::TempDir temp;
+    const fs::path& dir = temp.path();
+    std::vector<std::string> argv = {llvm14.string(), "-x", "assembler", "-target", "amdgcn-amd-amdhsa",
+                                     "-mcpu=gfx906:sramecc+:xnack-", "-mcode-object-version=4"};
+    for (const auto& part : split(wrw.substr(1), ' ')) argv.push_back(part);
+    argv.insert(argv.end(), {"-I" + kernels.string(), "-c", build.source.string(), "-o", (dir / "ref.o").string()});
+    ASSERT_EQ(run_process(argv).exit_code, 0);
+    const auto text_of = [&](const fs::path& object, const fs::path& out) {
+        run_process({(test::toolchain().llvm_root / "bin" / "llvm-objcopy").string(), "-O", "binary",
+                     "--only-section=.text", object.string(), out.string()});
+        return read_file(out);
+    };
+    write_file_atomic(dir / "ours.co", std::span<const char>(result.code.data(), result.code.size()));
+    const Bytes ours = text_of(dir / "ours.co", dir / "ours.text");
+    EXPECT_FALSE(ours.empty());
+    EXPECT_EQ(ours, text_of(dir / "ref.o", dir / "ref.text"));
 }

@@ -409,3 +409,223 @@ TEST(SolverGoldenKeys, ConvAsm1x1UStaticHeuristicWithSubsample) {
     EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
     EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-3x3-512-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
 }
+
+// ConvOclBwdWrW53: src/solver/conv/conv_ocl_dir2D_bwdWrW_53.cpp:348-651 (MIOpen 3.3.0; the same
+// option string in rocm-6.2.0's src/solver/conv_ocl_dir2D_bwdWrW_53.cpp). Worked by hand.
+TEST(SolverGoldenKeys, ConvOclBwdWrW53) {
+    // From gfx1030_36.HIP.fdb.txt: dy 1x1x1, x 2x3x3, batch 16. 1 wave (in width <= 16), 2 input maps
+    // (min(4, 2)), read unit 3 (x width 3), batch split 16 ways -> the _rdc kernel joins.
+    auto k = keys("ConvOclBwdWrW53", "1-1-1-3x3-2-3-3-16-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvBwdWrW_LxG_P53.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW", "MIOpenCvBwdWrW_rdc"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+              "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+              "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DSTRIDE_W=1 -DSTRIDE_H=1 -DMLO_N_OUTPUTS=1 "
+              "-DMLO_N_INPUTS=2 -DMLO_GROUP_COUNTS=1 -DMLO_N_INPUTS_PER_GROUP=2 -DMLO_N_OUTPUTS_PER_GROUP=1 "
+              "-DMLO_BATCH_SZ=16 -DMLO_N_BATCH_LOOPS=1 -DMLO_OUT_BATCH_STRIDE=1 -DMLO_OUT_CHANNEL_STRIDE=1 "
+              "-DMLO_OUT_STRIDE=1 -DMLO_IN_BATCH_STRIDE=18 -DMLO_IN_CHANNEL_STRIDE=9 -DMLO_IN_STRIDE=3 "
+              "-DMLO_WEI_BATCH_STRIDE=18 -DMLO_WEI_CHANNEL_STRIDE=9 -DMLO_IN_WIDTH=3 -DMLO_IN_HEIGHT=3 "
+              "-DMLO_OUT_WIDTH=1 -DMLO_OUT_HEIGHT=1 -DMLO_IN_TILE1=1 -DMLO_IN_TILE0=1 -DMLO_N_LCL_BATCHS=1 "
+              "-DMLO_N_LCL_OUT_MAPS=1 -DMLO_N_LCL_IN_MAPS=2 -DMLO_OUT_TILE0=3 -DMLO_OUT_TILE1=3 -DMLO_OUT_STACKS=1 "
+              "-DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT3 -DMLO_READ_UNIT=3 -DMLO_HW_WAVE_SZ=64 "
+              "-DMLO_LG2_PHYS_WAVE_SZ=6 -DMLO_IN_EXTENT1=3 -DMLO_IN_N_VERT_LOOPS=1 -DMLO_IN_WIDTH_CHUNK=3 "
+              "-DMLO_IN_WIDTH_N_LOOPS=1 -DMLO_IN_WIDTH_LAST_CHUNK_VALID_READ_UNITS=0 "
+              "-DMLO_IN_WIDTH_LAST_CHUNK_VALID_PIXELS_IN_LAST_READ_UNIT=3 -DMLO_OUT_WIDTH_CHUNK=1 "
+              "-DMLO_OUT_WIDTH_N_LOOPS=1 -DMLO_OUT_WIDTH_LAST_CHUNK_VALID_SPANS=0 "
+              "-DMLO_OUT_WIDTH_LAST_CHUNK_VALID_PIXELS_IN_LAST_SPAN=1 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT "
+              "-DMLO_UT_READ_UNIT=1 -DMLO_UT_GRP_SZ0=256" +
+                  kFp32Block + " -mcpu=gfx1030");
+    // FP16, 56x56 with padding 1 on gfx908: 4 waves, read unit 4, rows halved (28, 2 loops),
+    // 18 output stacks (256 / 14 spans), and the gfx908 unroll workaround (:586-592) after the block.
+    k = keys("ConvOclBwdWrW53", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-W", "gfx908_120");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=256 -DMLO_GRP_SZ0=256 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+              "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=1 -DMLO_FILTER_PAD1=1 "
+              "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DSTRIDE_W=1 -DSTRIDE_H=1 -DMLO_N_OUTPUTS=64 "
+              "-DMLO_N_INPUTS=64 -DMLO_GROUP_COUNTS=1 -DMLO_N_INPUTS_PER_GROUP=64 -DMLO_N_OUTPUTS_PER_GROUP=64 "
+              "-DMLO_BATCH_SZ=32 -DMLO_N_BATCH_LOOPS=1 -DMLO_OUT_BATCH_STRIDE=200704 -DMLO_OUT_CHANNEL_STRIDE=3136 "
+              "-DMLO_OUT_STRIDE=56 -DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN_CHANNEL_STRIDE=3136 -DMLO_IN_STRIDE=56 "
+              "-DMLO_WEI_BATCH_STRIDE=576 -DMLO_WEI_CHANNEL_STRIDE=9 -DMLO_IN_WIDTH=56 -DMLO_IN_HEIGHT=56 "
+              "-DMLO_OUT_WIDTH=56 -DMLO_OUT_HEIGHT=56 -DMLO_IN_TILE1=1 -DMLO_IN_TILE0=4 -DMLO_N_LCL_BATCHS=1 "
+              "-DMLO_N_LCL_OUT_MAPS=1 -DMLO_N_LCL_IN_MAPS=1 -DMLO_OUT_TILE0=3 -DMLO_OUT_TILE1=3 -DMLO_OUT_STACKS=18 "
+              "-DMLO_N_WAVES=4 -DMLO_READ_TYPE=_FLOAT4 -DMLO_READ_UNIT=4 -DMLO_HW_WAVE_SZ=64 "
+              "-DMLO_LG2_PHYS_WAVE_SZ=6 -DMLO_IN_EXTENT1=28 -DMLO_IN_N_VERT_LOOPS=2 -DMLO_IN_WIDTH_CHUNK=56 "
+              "-DMLO_IN_WIDTH_N_LOOPS=1 -DMLO_IN_WIDTH_LAST_CHUNK_VALID_READ_UNITS=0 "
+              "-DMLO_IN_WIDTH_LAST_CHUNK_VALID_PIXELS_IN_LAST_READ_UNIT=4 -DMLO_OUT_WIDTH_CHUNK=56 "
+              "-DMLO_OUT_WIDTH_N_LOOPS=1 -DMLO_OUT_WIDTH_LAST_CHUNK_VALID_SPANS=0 "
+              "-DMLO_OUT_WIDTH_LAST_CHUNK_VALID_PIXELS_IN_LAST_SPAN=4 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT "
+              "-DMLO_UT_READ_UNIT=1 -DMLO_UT_GRP_SZ0=256" +
+                  kFp16Block + " -DMLO_DISABLE_PRAGMA_UNROLL_COMPILER_SWDEV_200074_WORKAROUND=1 -mcpu=gfx908");
+    EXPECT_TRUE(applicable("ConvOclBwdWrW53", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+    // Stride 2; the FP16 7x7 pad-3 compiler-crash workaround (:80-90); not on gfx942 (deprecated).
+    EXPECT_FALSE(applicable("ConvOclBwdWrW53", "64-112-112-7x7-3-224-224-32-3x3-2x2-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW53", "64-224-224-7x7-3-224-224-8-3x3-1x1-1x1-0-NCHW-FP16-W", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW53", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx942_304"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW53", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+}
+
+// ConvOclBwdWrW2<N> / ConvOclBwdWrW2NonTunable: src/solver/conv/conv_ocl_dir2D_bwdWrW_2.cpp:138-169
+// (IsTunable, NonTunable), :430-449 (HeuristicInit), :553-747 (GetSolution), MIOpen 3.3.0; the same
+// option string in rocm-6.2.0. Worked by hand.
+TEST(SolverGoldenKeys, ConvOclBwdWrW2) {
+    // Ungrouped 3x3: the non-tunable solver with the default config (1 wave, read size 6,
+    // 4 output channels per tile, 3 rows). LDS row 1 + 56 + 3 = 60 -> 61 (FP32 bank padding).
+    auto k = keys("ConvOclBwdWrW2NonTunable", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW", "MIOpenCvBwdWrW_rdc"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+              "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=1 -DMLO_FILTER_PAD1=1 "
+              "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_N_OUTPUTS=64 -DMLO_N_INPUTS=64 -DMLO_BATCH_SZ=32 "
+              "-DMLO_N_BATCH_LOOPS=1 -DMLO_N_BATCH_BLKS=32 -DMLO_OUT_BATCH_STRIDE=200704 "
+              "-DMLO_OUT_CHANNEL_STRIDE=3136 -DMLO_OUT_STRIDE=56 -DMLO_IN_BATCH_STRIDE=200704 "
+              "-DMLO_IN_CHANNEL_STRIDE=3136 -DMLO_IN_STRIDE=56 -DMLO_WEI_BATCH_STRIDE=576 -DMLO_WEI_CHANNEL_STRIDE=9 "
+              "-DMLO_IN_WIDTH=56 -DMLO_IN_HEIGHT=56 -DMLO_OUT_WIDTH=56 -DMLO_OUT_HEIGHT=56 -DMLO_N_LCL_OUT_MAPS=1 "
+              "-DMLO_N_LCL_IN_MAPS=1 -DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT6 -DMLO_READ_UNIT=6 "
+              "-DMLO_ALIGNED_OUT_SCAN_LN=10 -DMLO_N_ALIGNED_OUT_SCAN_BLK=3 -DMLO_WEI_WKITEM=3 -DMLO_N_OUT_BLK_GRP=4 "
+              "-DMLO_N_OUT_BLK=19 -DMLO_HW_WAVE_SZ=64 -DMLO_OUT_N_PIXS_OFF=2 -DMLO_IN_LCL_WIDTH=61 "
+              "-DMLO_IN_LCL_SZ=309 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
+              "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=1 -DMLO_N_INPUTS_PER_GROUP=64 -DMLO_N_OUTPUTS_PER_GROUP=64" +
+                  kFp32Block + " -mcpu=gfx900");
+    // From gfx1030_36.HIP.fdb.txt (ConvOclBwdWrW2<2>): grouped FP16, stride 2, batch 2 in one block:
+    // the group kernel alone, no bank padding for FP16.
+    k = keys("ConvOclBwdWrW2<2>", "1024-13-13-3x3-1024-28-28-2-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+              "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+              "-DMLO_FILTER_STRIDE0=2 -DMLO_FILTER_STRIDE1=2 -DMLO_N_OUTPUTS=1024 -DMLO_N_INPUTS=1024 "
+              "-DMLO_BATCH_SZ=2 -DMLO_N_BATCH_LOOPS=2 -DMLO_N_BATCH_BLKS=1 -DMLO_OUT_BATCH_STRIDE=173056 "
+              "-DMLO_OUT_CHANNEL_STRIDE=169 -DMLO_OUT_STRIDE=13 -DMLO_IN_BATCH_STRIDE=802816 "
+              "-DMLO_IN_CHANNEL_STRIDE=784 -DMLO_IN_STRIDE=28 -DMLO_WEI_BATCH_STRIDE=288 -DMLO_WEI_CHANNEL_STRIDE=9 "
+              "-DMLO_IN_WIDTH=28 -DMLO_IN_HEIGHT=28 -DMLO_OUT_WIDTH=13 -DMLO_OUT_HEIGHT=13 -DMLO_N_LCL_OUT_MAPS=1 "
+              "-DMLO_N_LCL_IN_MAPS=1 -DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT6 -DMLO_READ_UNIT=6 "
+              "-DMLO_ALIGNED_OUT_SCAN_LN=3 -DMLO_N_ALIGNED_OUT_SCAN_BLK=3 -DMLO_WEI_WKITEM=3 -DMLO_N_OUT_BLK_GRP=4 "
+              "-DMLO_N_OUT_BLK=5 -DMLO_HW_WAVE_SZ=64 -DMLO_OUT_N_PIXS_OFF=1 -DMLO_IN_LCL_WIDTH=30 "
+              "-DMLO_IN_LCL_SZ=212 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
+              "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=32 -DMLO_N_INPUTS_PER_GROUP=32 -DMLO_N_OUTPUTS_PER_GROUP=32" +
+                  kFp16Block + " -mcpu=gfx1030");
+    // Tunable and non-tunable split the shapes; N batch loops need a batch of at least N.
+    EXPECT_FALSE(applicable("ConvOclBwdWrW2<1>", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+    EXPECT_TRUE(applicable("ConvOclBwdWrW2<16>", "64-56-56-5x5-64-56-56-32-2x2-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW2<16>", "64-56-56-5x5-64-56-56-8-2x2-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW2NonTunable", "64-56-56-5x5-64-56-56-8-2x2-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+    // Issue 1693: even filter widths from 8 are excluded.
+    EXPECT_FALSE(applicable("ConvOclBwdWrW2<1>", "64-49-49-8x8-64-56-56-8-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+}
+
+// ConvOclBwdWrW1x1: src/solver/conv/conv_ocl_dir2D_bwdWrW_1x1.cpp:45-458 (MIOpen 3.3.0, same in
+// rocm-6.2.0). Note the double spaces the " -DMLO_GRP_SZ1=1 " literals leave (:335-338). Worked by hand.
+TEST(SolverGoldenKeys, ConvOclBwdWrW1x1) {
+    // From gfx900_56.HIP.fdb.txt: 1024 -> 1024 channels at 1x1: 16x16 maps (4*64*64 >= 512), 64-wide groups.
+    auto k = keys("ConvOclBwdWrW1x1", "1024-1-1-1x1-1024-1-1-128-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvBwdWrW1x1_PAD_read4.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW_16x16map"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1  -DMLO_GRP_SZ2=1  -DMLO_GRP0_SZ0=256 -DMLO_GRP0_SZ1=1  "
+              "-DMLO_GRP0_SZ2=1  -DMLO_FILTER_SIZE0=1 -DMLO_FILTER_SIZE1=1 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+              "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_FILTER0_STRIDE0=1 -DMLO_FILTER0_STRIDE1=1 "
+              "-DMLO_N_OUTPUTS=1024 -DMLO_N_INPUTS=1024 -DMLO_BATCH_SZ=128 -DMLO_IN_WIDTH=1 -DMLO_IN_HEIGHT=1 "
+              "-DMLO_OUT_WIDTH=1 -DMLO_OUT_HEIGHT=1 -DMLO_N_LOAD_DWORDS_PER_MAP_ONCE=16 -DMLO_N_LCL_IN_MAPS=16 "
+              "-DMLO_N_LCL_OUT_MAPS=16 -DMLO_READ_UNIT=4 -DMLO_WRITE_UNIT=1 -DMLO_OUT_BATCH_STRIDE=1024 "
+              "-DMLO_OUT_CHANNEL_STRIDE=1 -DMLO_OUT_STRIDE=1 -DMLO_IN_BATCH_STRIDE=1024 -DMLO_IN_CHANNEL_STRIDE=1 "
+              "-DMLO_IN_STRIDE=1 -DMLO_IN0_BATCH_STRIDE=1024 -DMLO_IN0_CHANNEL_STRIDE=1 -DMLO_IN0_STRIDE=1 "
+              "-DMLO_WEI_BATCH_STRIDE=1048576 -DMLO_WEI_CHANNEL_STRIDE=1024 -DMLO_MAX_LOADS=0 -DMLO_ACCUM_SZ=64 "
+              "-DMLO_OUT_READ_SZ=64 -DMLO_IN_READ_SZ=64 -DMLO_OUT_CHANNEL_READ_SZ=0 -DMLO_N_IN_TILE_BLOCK=8 "
+              "-DMLO_N_LCL_OUT_MAPS_ONCE=8 -DMLO_N_LCL_IN_MAPS_ONCE=8 -DMLO_IN_PAD_MIN_X=0 -DMLO_IN_PAD_MIN_Y=0 "
+              "-DMLO_OUT_PAD_MIN_X=0 -DMLO_OUT_PAD_MIN_Y=0 -DMLO_OUT_PAD_WIDTH=1 -DMLO_OUT_PAD_HEIGHT=1 "
+              "-DMLO_TWO_PASSES=0" +
+                  kFp32Block + " -mcpu=gfx900");
+    // Stride 2, no padding, batch 16: two passes, SubSample first with the same options; 8x8 maps.
+    k = keys("ConvOclBwdWrW1x1", "64-28-28-1x1-32-56-56-16-0x0-2x2-1x1-0-NCHW-FP32-W", "gfx90a_110");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].name, "MIOpenUtilKernels3.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SubSample"}));
+    EXPECT_EQ(k[1].name, "MIOpenConvBwdWrW1x1_PAD_read4.cl.o");
+    EXPECT_EQ(k[1].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW_8x8map"}));
+    const std::string expected =
+        " -DMLO_GRP_SZ0=256 -DMLO_GRP_SZ1=1  -DMLO_GRP_SZ2=1  -DMLO_GRP0_SZ0=256 -DMLO_GRP0_SZ1=1  "
+        "-DMLO_GRP0_SZ2=1  -DMLO_FILTER_SIZE0=1 -DMLO_FILTER_SIZE1=1 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+        "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_FILTER0_STRIDE0=2 -DMLO_FILTER0_STRIDE1=2 "
+        "-DMLO_N_OUTPUTS=64 -DMLO_N_INPUTS=32 -DMLO_BATCH_SZ=16 -DMLO_IN_WIDTH=28 -DMLO_IN_HEIGHT=28 "
+        "-DMLO_OUT_WIDTH=28 -DMLO_OUT_HEIGHT=28 -DMLO_N_LOAD_DWORDS_PER_MAP_ONCE=64 -DMLO_N_LCL_IN_MAPS=8 "
+        "-DMLO_N_LCL_OUT_MAPS=8 -DMLO_READ_UNIT=4 -DMLO_WRITE_UNIT=4 -DMLO_OUT_BATCH_STRIDE=50176 "
+        "-DMLO_OUT_CHANNEL_STRIDE=784 -DMLO_OUT_STRIDE=28 -DMLO_IN_BATCH_STRIDE=25088 -DMLO_IN_CHANNEL_STRIDE=784 "
+        "-DMLO_IN_STRIDE=28 -DMLO_IN0_BATCH_STRIDE=100352 -DMLO_IN0_CHANNEL_STRIDE=3136 -DMLO_IN0_STRIDE=56 "
+        "-DMLO_WEI_BATCH_STRIDE=2048 -DMLO_WEI_CHANNEL_STRIDE=32 -DMLO_MAX_LOADS=3136 -DMLO_ACCUM_SZ=64 "
+        "-DMLO_OUT_READ_SZ=32 -DMLO_IN_READ_SZ=32 -DMLO_OUT_CHANNEL_READ_SZ=196 -DMLO_N_IN_TILE_BLOCK=8 "
+        "-DMLO_N_LCL_OUT_MAPS_ONCE=8 -DMLO_N_LCL_IN_MAPS_ONCE=8 -DMLO_IN_PAD_MIN_X=0 -DMLO_IN_PAD_MIN_Y=0 "
+        "-DMLO_OUT_PAD_MIN_X=0 -DMLO_OUT_PAD_MIN_Y=0 -DMLO_OUT_PAD_WIDTH=28 -DMLO_OUT_PAD_HEIGHT=28 "
+        "-DMLO_TWO_PASSES=1" +
+        kFp32Block + " -mcpu=gfx90a";
+    EXPECT_EQ(k[0].args, expected);
+    EXPECT_EQ(k[1].args, expected);
+    // Off on gfx10 (WORKAROUND_SWDEV_266868); channels must be multiples of 16; 1x1 only.
+    EXPECT_FALSE(applicable("ConvOclBwdWrW1x1", "1024-1-1-1x1-1024-1-1-128-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW1x1", "24-1-1-1x1-1024-1-1-128-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+    EXPECT_FALSE(applicable("ConvOclBwdWrW1x1", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
+}
+
+// ConvAsmBwdWrW1x1: src/solver/conv/conv_asm_dir_BwdWrW1x1.cpp:371-455 (HeuristicInit), :475-547
+// (IsApplicable), :581-776 (GetSolution), MIOpen 3.3.0; the same in rocm-6.2.0. Worked by hand.
+TEST(SolverGoldenKeys, ConvAsmBwdWrW1x1) {
+    // From gfx906_60.HIP.fdb.txt: K = 1, C = 64 (C*K/256 = 0: the smallest configuration), 19x19.
+    auto k = keys("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv1x1wrw.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmConv1x1WrW"}));
+    EXPECT_EQ(k[0].args,
+              " -Wa,-defsym,stride_h=1 -Wa,-defsym,stride_w=1 -Wa,-defsym,img_h=19 -Wa,-defsym,img_w=19 "
+              "-Wa,-defsym,out_h=19 -Wa,-defsym,out_w=19 -Wa,-defsym,batch_size=1024 -Wa,-defsym,input_channels=64 "
+              "-Wa,-defsym,output_channels=1 -Wa,-defsym,wei_h=1 -Wa,-defsym,wei_w=1 -Wa,-defsym,pad_h=0 "
+              "-Wa,-defsym,pad_w=0 -Wa,-defsym,weights_layout=0 -Wa,-defsym,reverse_weights=0 "
+              "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,do_not_use_default_perf_params=1 "
+              "-Wa,-defsym,acc_type=1 -Wa,-defsym,buf_type=1 -Wa,-defsym,input_n_stride=92416 "
+              "-Wa,-defsym,input_c_stride=1444 -Wa,-defsym,input_h_stride=76 -Wa,-defsym,input_w_stride=4 "
+              "-Wa,-defsym,output_n_stride=1444 -Wa,-defsym,output_k_stride=1444 -Wa,-defsym,output_h_stride=76 "
+              "-Wa,-defsym,output_w_stride=4 -Wa,-defsym,filter_k_stride=256 -Wa,-defsym,filter_c_stride=4 "
+              "-Wa,-defsym,filter_h_stride=4 -Wa,-defsym,filter_w_stride=4 -Wa,-defsym,input_buffer_size=94633984 "
+              "-Wa,-defsym,filter_buffer_size=256 -Wa,-defsym,output_buffer_size=1478656 -Wa,-defsym,short_store=0 "
+              "-Wa,-defsym,chunk_size=16 -Wa,-defsym,c_per_gpr=1 -Wa,-defsym,c_mult=1 -Wa,-defsym,k_per_gpr=1 "
+              "-Wa,-defsym,k_mult=1 -Wa,-defsym,n_per_gpr=1 -Wa,-defsym,n_part_cnt=1 -Wa,-defsym,hw_per_gpr=4 "
+              "-Wa,-defsym,read_size=1 -Wa,-defsym,data_prefetch=1 -mcpu=gfx906");
+    // ResNet-50's FP16 stride-2 projection on gfx900: SubSample first (its options end with the
+    // general block), the asm image is dy's 28x28, C*K/256 = 512 takes the largest configuration.
+    k = keys("ConvAsmBwdWrW1x1", "512-28-28-1x1-256-56-56-32-0x0-2x2-1x1-0-NCHW-FP16-W", "gfx900_56");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].name, "MIOpenUtilKernels3.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SubSample"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_GRP0_SZ0=256 -DMLO_GRP0_SZ1=1  -DMLO_GRP0_SZ2=1  -DMLO_FILTER0_STRIDE0=2 -DMLO_FILTER0_STRIDE1=2 "
+              "-DMLO_WRITE_UNIT=4 -DMLO_OUT_CHANNEL_STRIDE=784 -DMLO_OUT_STRIDE=28 -DMLO_IN_BATCH_STRIDE=200704 "
+              "-DMLO_IN0_BATCH_STRIDE=802816 -DMLO_IN0_CHANNEL_STRIDE=3136 -DMLO_IN0_STRIDE=56" +
+                  kFp16Block + " -mcpu=gfx900");
+    EXPECT_EQ(k[1].args,
+              " -Wa,-defsym,stride_h=1 -Wa,-defsym,stride_w=1 -Wa,-defsym,img_h=28 -Wa,-defsym,img_w=28 "
+              "-Wa,-defsym,out_h=28 -Wa,-defsym,out_w=28 -Wa,-defsym,batch_size=32 -Wa,-defsym,input_channels=256 "
+              "-Wa,-defsym,output_channels=512 -Wa,-defsym,wei_h=1 -Wa,-defsym,wei_w=1 -Wa,-defsym,pad_h=0 "
+              "-Wa,-defsym,pad_w=0 -Wa,-defsym,weights_layout=0 -Wa,-defsym,reverse_weights=0 "
+              "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,do_not_use_default_perf_params=1 "
+              "-Wa,-defsym,acc_type=1 -Wa,-defsym,buf_type=2 -Wa,-defsym,input_n_stride=401408 "
+              "-Wa,-defsym,input_c_stride=1568 -Wa,-defsym,input_h_stride=56 -Wa,-defsym,input_w_stride=2 "
+              "-Wa,-defsym,output_n_stride=802816 -Wa,-defsym,output_k_stride=1568 -Wa,-defsym,output_h_stride=56 "
+              "-Wa,-defsym,output_w_stride=2 -Wa,-defsym,filter_k_stride=512 -Wa,-defsym,filter_c_stride=2 "
+              "-Wa,-defsym,filter_h_stride=2 -Wa,-defsym,filter_w_stride=2 -Wa,-defsym,input_buffer_size=12845056 "
+              "-Wa,-defsym,filter_buffer_size=262144 -Wa,-defsym,output_buffer_size=25690112 "
+              "-Wa,-defsym,short_store=1 -Wa,-defsym,chunk_size=8 -Wa,-defsym,c_per_gpr=2 -Wa,-defsym,c_mult=4 "
+              "-Wa,-defsym,k_per_gpr=2 -Wa,-defsym,k_mult=4 -Wa,-defsym,n_per_gpr=4 -Wa,-defsym,n_part_cnt=4 "
+              "-Wa,-defsym,hw_per_gpr=1 -Wa,-defsym,read_size=4 -Wa,-defsym,data_prefetch=1 -mcpu=gfx900");
+    // gfx9 only, no xnack; FP16 WrW on gfx90a needs the FP16-alt kernels (convolution.hpp:83-85 defaults).
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx90a:xnack+_110"));
+    EXPECT_TRUE(applicable("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP16-W", "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "64-28-28-1x1-32-56-56-16-1x1-2x2-1x1-0-NCHW-FP32-W", "gfx906_60"));
+}

@@ -5,12 +5,9 @@
 // tuning model (MIOPEN_ENABLE_AI_KERNEL_TUNING, frugally-deep), which kdbgen
 // does not run: such problems are planned only when the perf-db has a record.
 //
-// Known toolchain gap: LLVM 19's assembler rejects many conv1x1u.s
-// configurations ("invalid operand" in s_wait, conv_common.inc:82-96: under
-// the .altmacro of conv_common.inc:165 it substitutes the macro parameter
-// "vmcnt" inside "s_waitcnt vmcnt(...)"); LLVM 14 assembles the same source
-// with the same options. Those builds fail and are reported; nothing wrong
-// is written.
+// LLVM 15+ misreads conv_common.inc's s_wait macro under .altmacro; the
+// compiler driver's assembler compatibility overlay (src/compile/asm_compat.cpp)
+// makes conv1x1u.s assemble with Debian's LLVM 19.
 //
 // MIOpen 3.3.0 (develop 2d1fd997), src/solver/conv/conv_asm_1x1u.cpp:
 //   :48-70    UseSubsample / UseUpsample / AsmImgHeight / AsmImgWidth
@@ -121,6 +118,8 @@ public:
         if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
         if (!ctx.target.name().starts_with("gfx9")) return reject(why, "not gfx9");
         if (!p.IsLayoutDefault()) return reject(why, "layout");
+        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired())
+            return reject(why, "gfx90a FP16-alt required (:561-562)");
         const int e = 4 / type_size(p);
         const long img_hw = p.GetOutHeight() * p.GetOutWidth();
         bool ok = p.GetPadW() == 0 && p.GetPadH() == 0 && p.GetKernelStrideW() <= 2 &&

@@ -87,7 +87,7 @@ public:
                             starts(name, "gfx94") || starts(name, "gfx1011") || starts(name, "gfx1012") ||
                             starts(name, "gfx103") || starts(name, "gfx11")))
             return reject(why, "FP16 not on this target");
-        // gfx90a with the FP16-alt attribute: kdbgen plans the default (attribute off).
+        if (name == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt required (:687-688)");
         if (!((p.GetKernelStrideW() == 1 || p.GetKernelStrideW() == 2) && p.GetKernelStrideW() == p.GetKernelStrideH() &&
               p.GetDilationW() == 1 && p.GetDilationH() == 1 && p.GetBias() == 0 && p.GetInLayout() == "NCHW"))
             return reject(why, "stride, dilation, bias or layout");
