@@ -629,3 +629,82 @@ TEST(SolverGoldenKeys, ConvAsmBwdWrW1x1) {
     EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "1-19-19-1x1-64-19-19-1024-0x0-1x1-1x1-0-NCHW-FP16-W", "gfx90a_110"));
     EXPECT_FALSE(applicable("ConvAsmBwdWrW1x1", "64-28-28-1x1-32-56-56-16-1x1-2x2-1x1-0-NCHW-FP32-W", "gfx906_60"));
 }
+
+// ConvOclDirectFwdGen: src/solver/conv/conv_ocl_dir2Dfwdgen.cpp:40-280 (MIOpen 3.3.0, same in
+// rocm-6.2.0). The option string has no leading space (:188). Worked by hand.
+TEST(SolverGoldenKeys, ConvOclDirectFwdGen) {
+    // ResNet-50's first layer (in gfx906_60.HIP.fdb.txt): 7x7 stride 2, batch 32 -> 2 input stacks,
+    // 16x16 groups, MIOpenCDFGen4; gbl1 carries the 2 supertiles, so MLO_ALIGNED=0.
+    auto k = keys("ConvOclDirectFwdGen", "3-224-224-7x7-64-112-112-32-3x3-2x2-1x1-0-NCHW-FP32-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvDirGenFwd.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCDFGen4"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_GRP_SZ=256 -DMLO_GRP_SZ0=16 -DMLO_GRP_SZ1=16 -DMLO_GRP_SZ2=1 -DMLO_LCL_N_IN_CHNLS=1 "
+              "-DMLO_LCL_N_OUT_CHNLS=32 -DMLO_OUT_STACKS=1 -DMLO_IN_STACKS=2 -DMLO_BATCH_SZ=32 -DMLO_FLTR_SZ0=7 "
+              "-DMLO_FLTR_PAD_SZ0=3 -DMLO_FLTR_STRIDE0=2 -DMLO_FLTR_SZ1=7 -DMLO_FLTR_PAD_SZ1=3 -DMLO_FLTR_STRIDE1=2 "
+              "-DMLO_N_OUT_CHNLS=64 -DMLO_OUT_WIDTH=112 -DMLO_OUT_HEIGHT=112 -DMLO_OUT_STRIDE=112 "
+              "-DMLO_OUT_CHNL_STRIDE=12544 -DMLO_OUT_BATCH_STRIDE=802816 -DMLO_N_OUT_PIX_SZ0=1 -DMLO_N_OUT_PIX_SZ1=1 "
+              "-DMLO_N_IN_CHNLS=3 -DMLO_IN_WIDTH=224 -DMLO_IN_HEIGHT=224 -DMLO_IN_STRIDE=224 "
+              "-DMLO_IN_CHNL_STRIDE=50176 -DMLO_IN_BATCH_STRIDE=150528 -DMLO_N_IN_PIX_SZ0=1 -DMLO_N_IN_PIX_SZ1=1 "
+              "-DMLO_WEI_SZ=9408 -DMLO_WEIGHTS_STRIDE=147 -DMLO_N_STACKS=16 -DMLO_N_PROCS0=16 -DMLO_N_PROCS1=8 "
+              "-DMLO_ALIGNED=0 -DMLO_BATCH_ALIGNED=1 -DMLO_OUT_ALINED=1 -DMLO_IN_SZ0=31 -DMLO_IN_SZ1=15 "
+              "-DMLO_LG2N_PROC_TILES=1 -DMLO_LG2N_PROC_TILE1=3 -DMLO_BIG=1 -DMLO_CONV_BIAS=0" +
+                  kFp32Block + " -mcpu=gfx906");
+    // Batch 1, FP16 3x3 stride 2 on gfx1030: one stack, 8x16 groups, MIOpenCDFGen.
+    k = keys("ConvOclDirectFwdGen", "64-56-56-3x3-128-28-28-1-1x1-2x2-1x1-0-NCHW-FP16-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCDFGen"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_GRP_SZ=128 -DMLO_GRP_SZ0=8 -DMLO_GRP_SZ1=16 -DMLO_GRP_SZ2=1 -DMLO_LCL_N_IN_CHNLS=1 "
+              "-DMLO_LCL_N_OUT_CHNLS=32 -DMLO_OUT_STACKS=1 -DMLO_IN_STACKS=1 -DMLO_BATCH_SZ=1 -DMLO_FLTR_SZ0=3 "
+              "-DMLO_FLTR_PAD_SZ0=1 -DMLO_FLTR_STRIDE0=2 -DMLO_FLTR_SZ1=3 -DMLO_FLTR_PAD_SZ1=1 -DMLO_FLTR_STRIDE1=2 "
+              "-DMLO_N_OUT_CHNLS=128 -DMLO_OUT_WIDTH=28 -DMLO_OUT_HEIGHT=28 -DMLO_OUT_STRIDE=28 "
+              "-DMLO_OUT_CHNL_STRIDE=784 -DMLO_OUT_BATCH_STRIDE=100352 -DMLO_N_OUT_PIX_SZ0=1 -DMLO_N_OUT_PIX_SZ1=1 "
+              "-DMLO_N_IN_CHNLS=64 -DMLO_IN_WIDTH=56 -DMLO_IN_HEIGHT=56 -DMLO_IN_STRIDE=56 -DMLO_IN_CHNL_STRIDE=3136 "
+              "-DMLO_IN_BATCH_STRIDE=200704 -DMLO_N_IN_PIX_SZ0=1 -DMLO_N_IN_PIX_SZ1=1 -DMLO_WEI_SZ=73728 "
+              "-DMLO_WEIGHTS_STRIDE=576 -DMLO_N_STACKS=1 -DMLO_N_PROCS0=8 -DMLO_N_PROCS1=16 -DMLO_ALIGNED=0 "
+              "-DMLO_BATCH_ALIGNED=1 -DMLO_OUT_ALINED=1 -DMLO_IN_SZ0=15 -DMLO_IN_SZ1=31 -DMLO_LG2N_PROC_TILES=0 "
+              "-DMLO_LG2N_PROC_TILE1=4 -DMLO_BIG=1 -DMLO_CONV_BIAS=0" +
+                  kFp16Block + " -mcpu=gfx1030");
+    // Stride-1 3x3 is not its; nor 1x1 stride 2, grouped, or backward.
+    EXPECT_FALSE(applicable("ConvOclDirectFwdGen", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwdGen", "64-56-56-1x1-128-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwdGen", "64-56-56-3x3-128-28-28-1-1x1-2x2-1x1-0-NCHW-FP32-F_g2", "gfx906_60"));
+    EXPECT_TRUE(applicable("ConvOclDirectFwdGen", "3-64-64-13x13-8-52-52-4-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwdGen", "3-64-64-13x13-8-52-52-4-0x0-1x1-1x1-0-NCHW-FP32-B", "gfx906_60"));
+}
+
+// ConvAsm3x3U: src/solver/conv/conv_asm_3x3u.cpp:141-155 (HeuristicInit), :174-247 (IsApplicable),
+// :276-301 (options through KernelBuildParameters::GenerateFor(GcnAsm): no leading space),
+// MIOpen 3.3.0, same in rocm-6.2.0. Worked by hand.
+TEST(SolverGoldenKeys, ConvAsm3x3U) {
+    // ResNet-50 3x3 (gfx906_60.HIP.fdb.txt): 2 filters per wave, one 64-lane chunk of 56 lanes.
+    auto k = keys("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv3x3.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmConv3x3U"}));
+    EXPECT_EQ(k[0].args,
+              "-Wa,-defsym,batch_size=32 -Wa,-defsym,img_width=56 -Wa,-defsym,img_height=56 "
+              "-Wa,-defsym,input_channels=64 -Wa,-defsym,output_channels=64 -Wa,-defsym,weights_layout=0 "
+              "-Wa,-defsym,reverse_weights=0 -Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,limit_wave_cnt=0 "
+              "-Wa,-defsym,filters_per_wave=2 -Wa,-defsym,output_lines_per_wave=2 -Wa,-defsym,group_counts=1 "
+              "-Wa,-defsym,k_group_size_is_power_of_two=1 -Wa,-defsym,workgroup_size_x=56 -mcpu=gfx906");
+    // Backward data, 35 output channels (1 filter per wave, not a power of two), 130 wide:
+    // 3 chunks of 44 lanes.
+    k = keys("ConvAsm3x3U", "100-130-130-3x3-35-130-130-4-1x1-1x1-1x1-0-NCHW-FP32-B", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              "-Wa,-defsym,batch_size=4 -Wa,-defsym,img_width=130 -Wa,-defsym,img_height=130 "
+              "-Wa,-defsym,input_channels=100 -Wa,-defsym,output_channels=35 -Wa,-defsym,weights_layout=1 "
+              "-Wa,-defsym,reverse_weights=1 -Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,limit_wave_cnt=0 "
+              "-Wa,-defsym,filters_per_wave=1 -Wa,-defsym,output_lines_per_wave=2 -Wa,-defsym,group_counts=1 "
+              "-Wa,-defsym,k_group_size_is_power_of_two=0 -Wa,-defsym,workgroup_size_x=44 -mcpu=gfx900");
+    // gfx8/gfx90x only, FP32 only, input channels per group a multiple of 4, pad 1.
+    EXPECT_FALSE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx942_304"));
+    EXPECT_FALSE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsm3x3U", "6-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-54-54-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_TRUE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110"));
+}
