@@ -19,17 +19,18 @@ namespace kdbgen {
 struct PlannedBuild {
     KernelBuild build;
     std::string origin;  // where the need came from: manifest file:line, or problem and solver
+    std::string kind;    // problem_kind() of the problem it serves ("conv", "batchnorm", ...); empty for manifests
 };
 
 // What became of one (target, problem, solver) the plan considered.
 struct CoverageEntry {
     enum class Status {
-        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NotConvolution, NoConfiguration,
-        Excluded
+        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NoConfiguration, Excluded
     };
     std::string target;   // kdb file name
     std::string problem;  // key
-    std::string solver;   // empty for NoFindDbRecord / NotConvolution
+    std::string kind;     // problem_kind(): "conv", "batchnorm", ...
+    std::string solver;   // empty for NoFindDbRecord, and for primitives no solver applies to
     Status status = Status::Planned;
     std::string detail;
 };

@@ -119,6 +119,9 @@ void register_solver(std::unique_ptr<Solver> solver);
 // MIOPEN_USE_RNE_BFLOAT16 ON, MIOPEN_FP8_IEEE_EXPONENT_BIAS OFF,
 // MIOPEN_FP8_CLIPPING ON as src/CMakeLists.txt:41-43 default them).
 std::string data_type_options(const ConvView& problem);
+// GetDataTypeKBP (src/include/miopen/datatype.hpp:135-183) for one tensor type, as
+// GenerateFor(OpenCL) spells it: "-DMIOPEN_USE_FP16=0 ... -DMIOPEN_FP8_CLIPPING=1", no leading space.
+std::string data_type_defines(DataType type);
 
 // KernelBuildParameters::GenerateFor (src/kernel_build_params.cpp:36-82):
 // "-D<name>=<value>" for OpenCL and HIP, "-Wa,-defsym,<name>=<value>" for assembly.

@@ -322,10 +322,57 @@ nlohmann::json coverage_json(const Plan& plan) {
     for (const auto& target : plan.targets) {
         auto& t = out[target.kdb_filename()];
         std::size_t kernels = 0;
-        for (const auto& b : plan.builds) kernels += b.build.target.kdb_filename() == target.kdb_filename();
+        std::map<std::string, long> by_kind, not_covered;
+        for (const auto& b : plan.builds)
+            if (b.build.target.kdb_filename() == target.kdb_filename()) ++kernels, ++by_kind[b.kind];
+        for (const auto& c : plan.coverage)
+            if (c.target == target.kdb_filename() && c.status != CoverageEntry::Status::Planned &&
+                c.status != CoverageEntry::Status::Gemm)
+                ++not_covered[c.kind];
         t["kernels"] = kernels;
+        t["kernels_by_kind"] = by_kind;
+        t["not_covered_by_kind"] = not_covered;
     }
     return out;
+}
+
+// Per network and kdb: kernels by problem kind (conv or another primitive)
+// and the (problem, solver) pairs not covered, from one plan per network.
+nlohmann::json per_network_json(const BuildOptions& options, const std::vector<Target>& targets) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& network : options.networks) {
+        BuildOptions one = options;
+        one.networks = {network};
+        one.driver_logs.clear();
+        one.onnx_models.clear();
+        const Plan plan = make_plan(one, targets);
+        const nlohmann::json coverage = coverage_json(plan);
+        for (const auto& target : targets) {
+            const auto& t = coverage[target.kdb_filename()];
+            long conv = 0, other = 0, missing = 0;
+            for (const auto& [kind, n] : t["kernels_by_kind"].items()) (kind == "conv" ? conv : other) += n.get<long>();
+            for (const auto& [kind, n] : t["not_covered_by_kind"].items()) missing += n.get<long>();
+            out[fs::path(network).filename().string()][target.kdb_filename()] = {
+                {"conv_kernels", conv}, {"other_kernels", other}, {"kernels_by_kind", t["kernels_by_kind"]},
+                {"not_covered", missing}, {"not_covered_by_kind", t["not_covered_by_kind"]}};
+        }
+    }
+    return out;
+}
+
+void print_per_network(const nlohmann::json& networks) {
+    fmt::print("{:<22} {:<18} {:>6} {:>6}  {:<44} {}\n", "network", "kdb", "conv", "other", "other kernels by kind",
+               "not covered (problem, solver) by kind");
+    for (const auto& [network, kdbs] : networks.items())
+        for (const auto& [kdb, t] : kdbs.items()) {
+            std::vector<std::string> kinds, missing;
+            for (const auto& [kind, n] : t["kernels_by_kind"].items())
+                if (kind != "conv") kinds.push_back(fmt::format("{} {}", kind, n.get<long>()));
+            for (const auto& [kind, n] : t["not_covered_by_kind"].items())
+                missing.push_back(fmt::format("{} {}", kind, n.get<long>()));
+            fmt::print("{:<22} {:<18} {:>6} {:>6}  {:<44} {}\n", network, kdb, t["conv_kernels"].get<long>(),
+                       t["other_kernels"].get<long>(), join(kinds, ", "), missing.empty() ? "-" : join(missing, ", "));
+        }
 }
 
 void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
@@ -407,12 +454,15 @@ Action add_plan_command(CLI::App& app) {
             if (!shard_of.empty()) builds.back()["shard"] = shard_of[i] + 1;
         }
         const nlohmann::json coverage = coverage_json(plan);
+        const nlohmann::json networks =
+            options->networks.empty() ? nlohmann::json::object() : per_network_json(*options, plan.targets);
         if (options->json) {
-            print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}});
+            print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}, {"networks", networks}});
             return 0;
         }
         if (!plan.coverage.empty()) {
             print_coverage(plan, coverage);
+            if (!networks.empty()) print_per_network(networks);
             return 0;
         }
         std::string last;

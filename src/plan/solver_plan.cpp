@@ -1,6 +1,7 @@
 // Joins problem configs, targets and the solver catalog into kernel builds.
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -18,7 +19,6 @@ std::string_view coverage_status_name(CoverageEntry::Status status) {
         case CoverageEntry::Status::NotApplicable: return "not applicable";
         case CoverageEntry::Status::NoFindDbRecord: return "no find-db record";
         case CoverageEntry::Status::SourceMissing: return "kernel source not in the MIOpen tree";
-        case CoverageEntry::Status::NotConvolution: return "not a convolution (no solvers yet)";
         case CoverageEntry::Status::NoConfiguration: return "no reproducible configuration";
         case CoverageEntry::Status::Excluded: return "excluded (--exclude-solvers)";
     }
@@ -73,14 +73,58 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             for (const auto& [key, solvers] : records) own.add(parse_conv_problem_key(key), target.db_basename() + " find-db");
             set = &own;
         }
-        const auto add_coverage = [&](const std::string& key, std::string solver, CoverageEntry::Status status,
+        const auto add_coverage = [&](const ProblemSet::Entry& entry, std::string solver, CoverageEntry::Status status,
                                       std::string detail) {
-            plan.coverage.push_back({target.kdb_filename(), key, std::move(solver), status, std::move(detail)});
+            plan.coverage.push_back({target.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
+                                     std::move(solver), status, std::move(detail)});
+        };
+        // The builds for a solver's kernels, or nullopt (and a coverage entry) when a source is missing.
+        const auto builds_for = [&](const ProblemSet::Entry& entry, const std::string& name,
+                                    const std::vector<SolverKernel>& kernels) -> std::optional<std::vector<PlannedBuild>> {
+            std::vector<PlannedBuild> builds;
+            for (const auto& kernel : kernels) {
+                const auto source = options.tree->kernel_source(kernel.file);
+                if (!source) {
+                    add_coverage(entry, name, CoverageEntry::Status::SourceMissing, kernel.file);
+                    return std::nullopt;
+                }
+                KernelBuild build;
+                build.source = *source;
+                build.kernel_file = kernel.file;
+                build.options = kernel.options;
+                build.target = target;
+                build.kernels = kernel.symbols;
+                build.include_dirs = {options.tree->kernels_dir()};
+                builds.push_back({std::move(build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
+                                  std::string(problem_kind(entry.problem))});
+            }
+            return builds;
         };
         for (const auto& entry : set->entries()) {
             const auto* conv = std::get_if<ConvProblem>(&entry.problem);
             if (!conv) {
-                add_coverage(entry.key, "", CoverageEntry::Status::NotConvolution, std::string(problem_kind(entry.problem)));
+                const PrimitiveContext ctx{target, options.tree->version()};
+                std::string why;
+                const PrimitiveSolver* solver = choose_primitive_solver(entry.problem, ctx, &why);
+                if (!solver) {
+                    add_coverage(entry, "", CoverageEntry::Status::NotApplicable, why);
+                    continue;
+                }
+                const std::string name(solver->name());
+                if (std::find(options.excluded_solvers.begin(), options.excluded_solvers.end(), name) !=
+                    options.excluded_solvers.end()) {
+                    add_coverage(entry, name, CoverageEntry::Status::Excluded, "");
+                    continue;
+                }
+                const auto kernels = solver->kernels(entry.problem, ctx);
+                if (kernels.empty()) {
+                    add_coverage(entry, name, CoverageEntry::Status::NoConfiguration, "the solver builds no kernel here");
+                    continue;
+                }
+                auto builds = builds_for(entry, name, kernels);
+                if (!builds) continue;
+                add_coverage(entry, name, CoverageEntry::Status::Planned, "");
+                for (auto& b : *builds) plan.builds.push_back(std::move(b));
                 continue;
             }
             const ConvView view{*conv};
@@ -88,7 +132,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             if (options.mode == SolverMode::FindDb) {
                 const auto it = records.find(entry.key);
                 if (it == records.end()) {
-                    add_coverage(entry.key, "", CoverageEntry::Status::NoFindDbRecord,
+                    add_coverage(entry, "", CoverageEntry::Status::NoFindDbRecord,
                                  "the find-db has no record; --solvers applicable plans it anyway");
                     continue;
                 }
@@ -99,16 +143,16 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             const std::string general = data_type_options(view);
             for (const auto& [solver, name] : chosen) {
                 if (!solver) {
-                    add_coverage(entry.key, name, CoverageEntry::Status::NotInCatalog, "");
+                    add_coverage(entry, name, CoverageEntry::Status::NotInCatalog, "");
                     continue;
                 }
                 if (std::find(options.excluded_solvers.begin(), options.excluded_solvers.end(), name) !=
                     options.excluded_solvers.end()) {
-                    add_coverage(entry.key, name, CoverageEntry::Status::Excluded, "");
+                    add_coverage(entry, name, CoverageEntry::Status::Excluded, "");
                     continue;
                 }
                 if (!solver->builds_kernels()) {
-                    if (options.mode == SolverMode::FindDb) add_coverage(entry.key, name, CoverageEntry::Status::Gemm, "");
+                    if (options.mode == SolverMode::FindDb) add_coverage(entry, name, CoverageEntry::Status::Gemm, "");
                     continue;
                 }
                 SolverContext ctx{target, options.tree->version(), general, perf_db.get()};
@@ -125,31 +169,20 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                     const auto kernels = solver->kernels(view, ctx);
                     if (kernels.empty()) {
                         // e.g. ConvAsm1x1U on gfx908 without a perf-db record: MIOpen's AI-tuned default.
-                        add_coverage(entry.key, name, CoverageEntry::Status::NoConfiguration,
+                        add_coverage(entry, name, CoverageEntry::Status::NoConfiguration,
                                      "no perf-db record and a default kdbgen cannot reproduce");
                         missing = true;
                         break;
                     }
-                    for (const auto& kernel : kernels) {
-                        const auto source = options.tree->kernel_source(kernel.file);
-                        if (!source) {
-                            add_coverage(entry.key, name, CoverageEntry::Status::SourceMissing, kernel.file);
-                            missing = true;
-                            break;
-                        }
-                        KernelBuild build;
-                        build.source = *source;
-                        build.kernel_file = kernel.file;
-                        build.options = kernel.options;
-                        build.target = target;
-                        build.kernels = kernel.symbols;
-                        build.include_dirs = {options.tree->kernels_dir()};
-                        builds.push_back({std::move(build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front())});
+                    auto more = builds_for(entry, name, kernels);
+                    if (!more) {
+                        missing = true;
+                        break;
                     }
-                    if (missing) break;
+                    for (auto& b : *more) builds.push_back(std::move(b));
                 }
                 if (missing) continue;
-                add_coverage(entry.key, name, CoverageEntry::Status::Planned, "");
+                add_coverage(entry, name, CoverageEntry::Status::Planned, "");
                 for (auto& b : builds) plan.builds.push_back(std::move(b));
             }
         }

@@ -1,7 +1,9 @@
+#include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <algorithm>
 #include <mutex>
+#include <tuple>
 
 namespace kdbgen {
 
@@ -12,7 +14,38 @@ std::vector<std::unique_ptr<Solver>>& registry() {
     return solvers;
 }
 
+std::vector<std::unique_ptr<PrimitiveSolver>>& primitive_registry() {
+    static std::vector<std::unique_ptr<PrimitiveSolver>> solvers;
+    return solvers;
+}
+
 }  // namespace
+
+void register_primitive_solver(std::unique_ptr<PrimitiveSolver> solver) {
+    primitive_registry().push_back(std::move(solver));
+}
+
+std::vector<const PrimitiveSolver*> primitive_catalog() {
+    std::vector<const PrimitiveSolver*> out;
+    for (const auto& s : primitive_registry()) out.push_back(s.get());
+    std::sort(out.begin(), out.end(), [](const PrimitiveSolver* a, const PrimitiveSolver* b) {
+        return std::make_tuple(a->kind(), a->order(), a->name()) < std::make_tuple(b->kind(), b->order(), b->name());
+    });
+    return out;
+}
+
+const PrimitiveSolver* choose_primitive_solver(const Problem& problem, const PrimitiveContext& ctx, std::string* why) {
+    std::string reasons;
+    for (const auto* solver : primitive_catalog()) {
+        if (solver->kind() != problem_kind(problem)) continue;
+        std::string reason;
+        if (solver->applicable(problem, ctx, &reason)) return solver;
+        if (reason != "another primitive")
+            reasons += (reasons.empty() ? "" : "; ") + std::string(solver->name()) + ": " + reason;
+    }
+    if (why) *why = reasons.empty() ? "no solver in the catalog" : reasons;
+    return nullptr;
+}
 
 void register_solver(std::unique_ptr<Solver> solver) { registry().push_back(std::move(solver)); }
 
@@ -61,19 +94,30 @@ std::string generate_defines(const std::vector<std::pair<std::string, std::strin
     return join(parts, " ");
 }
 
+namespace {
+std::string type_block(bool fp16, bool fp32, bool int8, bool bfp16, bool int32) {
+    const auto flag = [](bool b) { return std::string(b ? "1" : "0"); };
+    return generate_defines({{"MIOPEN_USE_FP16", flag(fp16)},
+                             {"MIOPEN_USE_FP16x4", "0"},
+                             {"MIOPEN_USE_FP16x8", "0"},
+                             {"MIOPEN_USE_FP32", flag(fp32)},
+                             {"MIOPEN_USE_INT8", flag(int8)},
+                             {"MIOPEN_USE_BFP16", flag(bfp16)},
+                             {"MIOPEN_USE_INT32", flag(int32)},
+                             {"MIOPEN_USE_RNE_BFLOAT16", "1"},
+                             {"MIOPEN_FP8_IEEE_EXPONENT_BIAS", "0"},
+                             {"MIOPEN_FP8_CLIPPING", "1"}},
+                            "D");
+}
+}  // namespace
+
 std::string data_type_options(const ConvView& problem) {
-    const int fp16 = problem.IsFp16(), fp32 = problem.IsFp32(), int8 = problem.IsInt8(), bfp16 = problem.IsBfp16();
-    return " " + generate_defines({{"MIOPEN_USE_FP16", std::to_string(fp16)},
-                                   {"MIOPEN_USE_FP16x4", "0"},
-                                   {"MIOPEN_USE_FP16x8", "0"},
-                                   {"MIOPEN_USE_FP32", std::to_string(fp32)},
-                                   {"MIOPEN_USE_INT8", std::to_string(int8)},
-                                   {"MIOPEN_USE_BFP16", std::to_string(bfp16)},
-                                   {"MIOPEN_USE_INT32", "0"},
-                                   {"MIOPEN_USE_RNE_BFLOAT16", "1"},
-                                   {"MIOPEN_FP8_IEEE_EXPONENT_BIAS", "0"},
-                                   {"MIOPEN_FP8_CLIPPING", "1"}},
-                                  "D");
+    return " " + type_block(problem.IsFp16(), problem.IsFp32(), problem.IsInt8(), problem.IsBfp16(), false);
+}
+
+std::string data_type_defines(DataType type) {
+    return type_block(type == DataType::Half, type == DataType::Float, type == DataType::Int8,
+                      type == DataType::BFloat16, type == DataType::Int32);
 }
 
 }  // namespace kdbgen

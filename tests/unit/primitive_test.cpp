@@ -1,0 +1,167 @@
+// Golden kdb keys for the non-convolution primitives, written by hand from
+// MIOpen's source (file:line and version with each), never by the code under
+// test. Primitive kernels have one key form: ExecutePrimitive's context
+// carries no general options (src/include/miopen/find_solution.hpp:477-503).
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/primitive.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace kdbgen;
+
+namespace {
+
+// GetDataTypeKBP (src/include/miopen/datatype.hpp:135-183, MIOpen 3.3.0) through GenerateFor(OpenCL).
+const std::string kFp32Defines =
+    "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0 "
+    "-DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 "
+    "-DMIOPEN_FP8_CLIPPING=1";
+const std::string kFp16Defines =
+    "-DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0 "
+    "-DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 "
+    "-DMIOPEN_FP8_CLIPPING=1";
+
+struct Key {
+    std::string solver, name, args;
+    std::vector<std::string> symbols;
+};
+
+std::vector<Key> keys(const Problem& problem, const std::string& target_spec) {
+    const Target target = parse_target(target_spec);
+    const PrimitiveContext ctx{target, {3, 3, 0}};
+    std::string why;
+    const PrimitiveSolver* solver = choose_primitive_solver(problem, ctx, &why);
+    if (!solver) return {{"none: " + why, "", "", {}}};
+    std::vector<Key> out;
+    for (const auto& k : solver->kernels(problem, ctx))
+        out.push_back({std::string(solver->name()), k.file + ".o", k.options + target.mcpu_suffix(), k.symbols});
+    return out;
+}
+
+TensorShape shape(std::vector<long> dims) { return TensorShape{std::move(dims)}; }
+
+}  // namespace
+
+// ActivFwdSolver0 / ActivBwdSolver0: src/solver/activ/fwd_0.cpp:68-131, bwd_0.cpp:103-160
+// (MIOpen 3.3.0 and rocm-6.2.0); chosen first by src/ocl/activ_ocl.cpp:72, :123.
+TEST(PrimitiveGoldenKeys, Activation) {
+    // ResNet-50's ReLU after conv1, batch 32 FP32: 25690112 elements, read unit 4.
+    ActivationProblem relu;
+    relu.mode = 3;
+    relu.x = shape({32, 64, 112, 112});
+    auto k = keys(relu, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "ActivFwdSolver0");
+    EXPECT_EQ(k[0].name, "MIOpenNeuron.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenActiveFwdLite"}));
+    EXPECT_EQ(k[0].args,
+              "-DLITE -DMIOPEN_READ_UNIT=4 -DMIOPEN_READ_TYPE=_FLOAT4 -DMIOPEN_NRN_OP_ID=3 -DMIOPEN_USE_FP16=0 "
+              "-DMIOPEN_USE_FP32=1 -mcpu=gfx906");
+    // Backward logistic, FP16, 105 elements: read unit 1 ("_FLOAT").
+    ActivationProblem logistic;
+    logistic.direction = ActivationProblem::Direction::Backward;
+    logistic.mode = 1;
+    logistic.x = shape({1, 3, 5, 7});
+    logistic.data_type = DataType::Half;
+    k = keys(logistic, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "ActivBwdSolver0");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenActiveBwdLite"}));
+    EXPECT_EQ(k[0].args,
+              "-DLITE -DMIOPEN_READ_UNIT=1 -DMIOPEN_READ_TYPE=_FLOAT -DMIOPEN_NRN_OP_ID=1 -DMIOPEN_USE_FP16=1 "
+              "-DMIOPEN_USE_FP32=0 -mcpu=gfx1030");
+    // BF16 forward: ActivFwdSolver0 returns no solution (fwd_0.cpp:104-110).
+    relu.data_type = DataType::BFloat16;
+    EXPECT_TRUE(keys(relu, "gfx90a_110")[0].solver.starts_with("none"));
+}
+
+// Softmax: src/solver/softmax/softmax.cpp:64-256; AttnSoftmax: attn_softmax.cpp:67-117
+// (MIOpen 3.3.0 and rocm-6.2.0); SolverContainer<AttnSoftmax, Softmax> at src/softmax.cpp:125.
+TEST(PrimitiveGoldenKeys, Softmax) {
+    // The classifier's softmax over 1000 channels: one batch per group.
+    SoftmaxProblem classifier;
+    classifier.x = shape({32, 1000, 1, 1});
+    auto k = keys(classifier, "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "Softmax");
+    EXPECT_EQ(k[0].name, "MIOpenSoftmax.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SoftmaxForward"}));
+    EXPECT_EQ(k[0].args,
+              "-DNUM_BATCH=1 -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DUSE_SOFTMAX_ACCURATE=1 "
+              "-DUSE_SOFTMAX_MODE_CHANNEL=1 -DRUN_FORWARD=1 -DIS_INPUT_PACKED=1 -DIS_OUTPUT_PACKED=1 -mcpu=gfx90a");
+    // Backward log-softmax over 10 channels, FP16: NUM_BATCH nextPow2(25) = 32, BATCH_SIZE 8,
+    // U_BATCH_SIZE nextPow2(1) = 2 (nextPow2 maps 1 to 2, softmax.cpp:41-57).
+    SoftmaxProblem log_softmax;
+    log_softmax.direction = SoftmaxProblem::Direction::Backward;
+    log_softmax.algorithm = 2;
+    log_softmax.x = shape({8, 10, 1, 1});
+    log_softmax.data_type = DataType::Half;
+    k = keys(log_softmax, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SoftmaxBackward"}));
+    EXPECT_EQ(k[0].args,
+              "-DNUM_BATCH=32 -DBATCH_SIZE=8 -DU_BATCH_SIZE=2 -DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP32=0 "
+              "-DUSE_SOFTMAX_LOG=1 -DUSE_SOFTMAX_MODE_CHANNEL=1 -DRUN_FORWARD=0 -DIS_OUTPUT_PACKED=1 "
+              "-DIS_DOUTPUT_PACKED=1 -DIS_DINPUT_PACKED=1 -mcpu=gfx1030");
+    // FP32 accurate instance mode: AttnSoftmax (HIP). 100 per row: 128 threads, SoftMaxBlock.
+    SoftmaxProblem instance;
+    instance.mode = 0;
+    instance.x = shape({4, 1, 1, 100});
+    k = keys(instance, "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "AttnSoftmax");
+    EXPECT_EQ(k[0].name, "MIOpenSoftmaxAttn.cpp.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SoftMaxBlock"}));
+    EXPECT_EQ(k[0].args, "-DTHREADS=128 -mcpu=gfx90a");
+    // 20 per row: clamp(32, wave, 256) -- 32 on wave32 gfx1030, 64 on gfx906; SoftMaxWarp.
+    instance.x = shape({4, 1, 1, 20});
+    k = keys(instance, "gfx1030_36");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SoftMaxWarp"}));
+    EXPECT_EQ(k[0].args, "-DTHREADS=32 -mcpu=gfx1030");
+    EXPECT_EQ(keys(instance, "gfx906_60")[0].args, "-DTHREADS=64 -mcpu=gfx906");
+}
+
+// PoolingForward2d: src/solver/pooling/forward2d.cpp:40-190 (MIOpen 3.3.0 and rocm-6.2.0);
+// first in src/ocl/pooling_ocl.cpp:42-46.
+TEST(PrimitiveGoldenKeys, PoolingForward) {
+    // ResNet-50's 3x3/2 max pool in training: out 56 rows -> 8 rows per item, then
+    // min(16, prePow2(8 * 2)) = 16 (56 % 32 > 16); groups 32 x (64 / 16).
+    PoolingProblem maxpool;
+    maxpool.x = shape({32, 64, 112, 112});
+    maxpool.y = shape({32, 64, 56, 56});
+    maxpool.window = {3, 3};
+    maxpool.strides = {2, 2};
+    maxpool.pads = {1, 1};
+    auto k = keys(maxpool, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "PoolingForward2d");
+    EXPECT_EQ(k[0].name, "MIOpenPooling.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingG"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=1 -DMLO_POOLING_KERNEL_SZ1=3 -DMLO_POOLING_STRIDE1=2 -DMLO_POOLING_KERNEL_SZ0=3 "
+              "-DMLO_POOLING_STRIDE0=2 -DMLO_POOLING_N_HORIZ_OUT_PIX=1 -DMLO_POOLING_N_VERT_OUT_PIX=16 "
+              "-DMLO_POOLING_GROUP_SZ0=32 -DMLO_POOLING_GROUP_SZ1=4 -DMLO_POOLING_INDEX_TYPE=uchar "
+              "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX -DMLO_POOLING_SAVE_INDEX -DUSE_IMG_INDEX=0 " +
+                  kFp32Defines + " -mcpu=gfx906");
+    // Global 7x7 average pool in inference, FP16: 8x8 groups, no index saved.
+    PoolingProblem avgpool;
+    avgpool.mode = PoolingProblem::Mode::Average;
+    avgpool.x = shape({1, 2048, 7, 7});
+    avgpool.y = shape({1, 2048, 1, 1});
+    avgpool.window = {7, 7};
+    avgpool.strides = {1, 1};
+    avgpool.pads = {0, 0};
+    avgpool.data_type = DataType::Half;
+    avgpool.save_index = false;
+    k = keys(avgpool, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=0 -DMLO_POOLING_KERNEL_SZ1=7 -DMLO_POOLING_STRIDE1=1 -DMLO_POOLING_KERNEL_SZ0=7 "
+              "-DMLO_POOLING_STRIDE0=1 -DMLO_POOLING_N_HORIZ_OUT_PIX=1 -DMLO_POOLING_N_VERT_OUT_PIX=1 "
+              "-DMLO_POOLING_GROUP_SZ0=8 -DMLO_POOLING_GROUP_SZ1=8 -DMLO_POOLING_INDEX_TYPE=uchar "
+              "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX " +
+                  kFp16Defines + " -mcpu=gfx1030");
+    // Backward pooling is not in the catalog yet: reported, not guessed.
+    maxpool.direction = PoolingProblem::Direction::Backward;
+    EXPECT_TRUE(keys(maxpool, "gfx906_60")[0].solver.starts_with("none"));
+}
