@@ -9,6 +9,7 @@
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/paths.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -402,12 +403,14 @@ Action add_solvers_command(CLI::App& app) {
     return [json]() {
         nlohmann::json out = nlohmann::json::array();
         for (const auto* solver : solver_catalog())
-            out.push_back({{"name", solver->name()}, {"builds_kernels", solver->builds_kernels()},
+            out.push_back({{"name", solver->name()}, {"kind", "conv"}, {"builds_kernels", solver->builds_kernels()},
                            {"key_forms", solver->uses_general_options() ? 2 : 1}});
+        for (const auto* solver : primitive_catalog())
+            out.push_back({{"name", solver->name()}, {"kind", solver->kind()}, {"builds_kernels", true}, {"key_forms", 1}});
         if (*json) print_json(out);
         else
             for (const auto& s : out)
-                fmt::print("{:<28} {}\n", s["name"].get<std::string>(),
+                fmt::print("{:<28} {:<11} {}\n", s["name"].get<std::string>(), s["kind"].get<std::string>(),
                            s["builds_kernels"].get<bool>() ? fmt::format("{} key form(s)", s["key_forms"].get<int>())
                                                             : std::string("GEMM: no kdb kernel"));
         return 0;
