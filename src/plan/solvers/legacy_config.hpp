@@ -68,17 +68,24 @@ inline LegacyConfig default_config(const ConvView& p) {
 }
 
 
-// The checks ConvOclDirectFwd and ConvOclDirectFwd1x1 open their IsApplicable
-// with (conv_ocl_dir2Dfwd.cpp:46-81, conv_ocl_dir2Dfwd1x1.cpp:58-84).
-inline bool ocl_direct_preconditions(const ConvView& p, const SolverContext& ctx, std::string* why) {
+// What every OpenCL direct solver checks first (deprecated-solver targets,
+// 2-D, int-sized, FP32/FP16/BF16, no casts, NCHW): conv_ocl_dir2Dfwd.cpp:46-81,
+// conv_ocl_dir2Dfwd1x1.cpp:58-84, conv_ocl_dir2Dfwdgen.cpp:40-64,
+// conv_ocl_dir2D_bwdWrW_2.cpp:460-483, _53.cpp:47-72, _1x1.cpp:56-77 (MIOpen 3.3.0).
+inline bool ocl_direct_common_checks(const ConvView& p, const SolverContext& ctx, std::string* why) {
     if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
     if (!p.Is2d()) return reject(why, "not 2-D");
-    if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return reject(why, "WrW");
     if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
     if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
     if (p.IsTensorsCasted()) return reject(why, "casted tensors");
     if (!p.IsLayoutDefault()) return reject(why, "layout");
     return true;
+}
+
+// ConvOclDirectFwd and ConvOclDirectFwd1x1: the common checks, forward or backward data.
+inline bool ocl_direct_preconditions(const ConvView& p, const SolverContext& ctx, std::string* why) {
+    if (!(p.IsDirectionForward() || p.IsDirectionBackwardData())) return reject(why, "WrW");
+    return ocl_direct_common_checks(p, ctx, why);
 }
 
 // The perf-db record for the problem when there is one and it is valid, else the default

@@ -10,6 +10,7 @@
 //   :120-385  GetSolution: the option string (its " -DMLO_GRP_SZ1=1 " pieces leave
 //             double spaces), then ctx.general_compile_options
 //   :387-458  SubSample first when two passes, then MIOpenCvBwdWrW_8x8map / _16x16map
+#include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -35,13 +36,8 @@ public:
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (ctx.target.name().starts_with("gfx10") || ctx.target.name().starts_with("gfx11"))
             return reject(why, "off on gfx10/gfx11 (WORKAROUND_SWDEV_266868)");
-        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return reject(why, "not 2-D");
+        if (!legacy::ocl_direct_common_checks(p, ctx, why)) return false;
         if (!p.IsDirectionBackwardWrW()) return reject(why, "not WrW");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-        if (!p.IsLayoutDefault()) return reject(why, "layout");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (!(p.GetWeightsWidth() == 1 && p.GetWeightsHeight() == 1 && p.GetDilationW() == 1 &&
               p.GetDilationH() == 1 && p.GetGroupCount() == 1))
             return reject(why, "not an ungrouped, undilated 1x1");

@@ -16,6 +16,7 @@
 // IsValid's guard against the device's largest allocation
 // (GetMaxMemoryAllocSize) is not modelled: the 6 GiB workspace limit it sits
 // beside is the one that binds for any shape in a network.
+#include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -128,13 +129,8 @@ bool is_valid(const ConvView& p, const Config& c, int n_batch_loops) {
 }
 
 bool applicable_base(const ConvView& p, const SolverContext& ctx, int n_batch_loops, std::string* why) {
-    if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-    if (!p.Is2d()) return reject(why, "not 2-D");
+    if (!legacy::ocl_direct_common_checks(p, ctx, why)) return false;
     if (!p.IsDirectionBackwardWrW()) return reject(why, "not WrW");
-    if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-    if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-    if (!p.IsLayoutDefault()) return reject(why, "layout");
-    if (p.IsTensorsCasted()) return reject(why, "casted tensors");
     if (!(p.GetDilationW() == 1 && p.GetDilationH() == 1)) return reject(why, "dilation");
     if (p.GetWeightsHeight() - p.GetKernelStrideH() < p.GetPadH()) return reject(why, "padding exceeds filter - stride");
     if (p.GetBatchSize() < n_batch_loops) return reject(why, "batch smaller than the batch loops");

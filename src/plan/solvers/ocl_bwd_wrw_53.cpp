@@ -15,6 +15,7 @@
 // so within one process they are whatever the first problem set. kdbgen
 // computes them per problem, which is what a process that meets the problem
 // first (e.g. a packager's one-network run) asks for.
+#include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -164,13 +165,8 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+        if (!legacy::ocl_direct_common_checks(p, ctx, why)) return false;
         if (!p.IsDirectionBackwardWrW()) return reject(why, "not WrW");
-        if (!p.IsLayoutDefault()) return reject(why, "layout");
         const long fx = p.GetWeightsWidth(), fy = p.GetWeightsHeight(), pad_w = p.GetPadW();
         const bool fp16_compiler_crash =
             p.IsFp16() && ((fx == 7 && fy == 7 && (pad_w == 3 || pad_w == 2)) ||

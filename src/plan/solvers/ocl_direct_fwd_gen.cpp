@@ -6,6 +6,7 @@
 //   :40-75    IsApplicable
 //   :77-277   GetSolution: the option string (no leading space), then ctx.general_compile_options
 //   :279-280  MIOpenCDFGen, or MIOpenCDFGen4 with more than one processing tile
+#include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -24,12 +25,7 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "data type");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (!p.IsLayoutDefault()) return reject(why, "layout");
+        if (!legacy::ocl_direct_common_checks(p, ctx, why)) return false;
         if (p.GetGroupCount() > 1) return reject(why, "grouped");
         if (!p.IsDirectionForward()) return reject(why, "not forward");
         const long fx = p.GetWeightsWidth(), fy = p.GetWeightsHeight();
