@@ -48,6 +48,18 @@ std::string bn_type_flags(const BatchNormProblem& p) {
                        flag(p.data_type == DataType::BFloat16), flag(mix));
 }
 
+// The work geometry of the multi-pass (variant 2) spatial kernels, forward and
+// backward alike: one 1024-long column of work items per channel segment.
+void set_multipass_geometry(long c, unsigned in_cstride, std::size_t& xlocalsize, std::size_t& ylocalsize,
+                            std::size_t& xgridsize, std::size_t& ygridsize, unsigned& ldsgcn) {
+    xlocalsize = 1;
+    ylocalsize = 1024;
+    const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
+    xgridsize = static_cast<std::size_t>(c);
+    ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
+    ldsgcn = static_cast<unsigned>(ylocalsize / 64);
+}
+
 std::string bn_forward_training(const BatchNormProblem& p) {
     const long n = p.x.n(), c = p.x.c();
     const unsigned in_cstride = static_cast<unsigned>(p.x.elements() / (n * c));
@@ -66,13 +78,8 @@ std::string bn_forward_training(const BatchNormProblem& p) {
         // The multi-pass kernel: MIOpen sets it up in two places with the same values.
         const auto use_variant2 = [&] {
             variant = 2;
-            xlocalsize = 1;
-            ylocalsize = 1024;
-            const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
-            xgridsize = static_cast<std::size_t>(c);
-            ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
             single = false;
-            ldsgcn = static_cast<unsigned>(ylocalsize / 64);
+            set_multipass_geometry(c, in_cstride, xlocalsize, ylocalsize, xgridsize, ygridsize, ldsgcn);
         };
         if ((in_nhw < 33554432 && in_cstride > 1024) || (n >= 256 && in_cstride > 60 && bfpmixparm) ||
             (in_cstride > 512 && bfpmixparm)) {
@@ -141,12 +148,8 @@ std::string bn_backward(const BatchNormProblem& p) {
             }
         } else {
             variant = 2;
-            ylocalsize = 1024;
-            const auto segment = static_cast<int>(std::ceil(double(in_cstride) / double(ylocalsize)));
-            xgridsize = static_cast<std::size_t>(c);
-            ygridsize = static_cast<std::size_t>(segment) * ylocalsize;
             single = false;
-            ldsgcn = static_cast<unsigned>(ylocalsize / 64);
+            set_multipass_geometry(c, in_cstride, xlocalsize, ylocalsize, xgridsize, ygridsize, ldsgcn);
         }
         if (in_cstride < 200 && in_cstride > 60 && bfpmixparm) {
             variant = 1;
