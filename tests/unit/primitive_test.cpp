@@ -26,9 +26,9 @@ struct Key {
     std::vector<std::string> symbols;
 };
 
-std::vector<Key> keys(const Problem& problem, const std::string& target_spec) {
+std::vector<Key> keys(const Problem& problem, const std::string& target_spec, MiopenVersion version = {3, 3, 0}) {
     const Target target = parse_target(target_spec);
-    const PrimitiveContext ctx{target, {3, 3, 0}};
+    const PrimitiveContext ctx{target, version};
     std::string why;
     const PrimitiveSolver* solver = choose_primitive_solver(problem, ctx, &why);
     if (!solver) return {{"none: " + why, "", "", {}}};
@@ -164,4 +164,157 @@ TEST(PrimitiveGoldenKeys, PoolingForward) {
     // Backward pooling is not in the catalog yet: reported, not guessed.
     maxpool.direction = PoolingProblem::Direction::Backward;
     EXPECT_TRUE(keys(maxpool, "gfx906_60")[0].solver.starts_with("none"));
+}
+
+namespace {
+BatchNormProblem bn(BatchNormProblem::Direction direction, std::vector<long> dims, DataType type = DataType::Float,
+                    DataType params = DataType::Float) {
+    BatchNormProblem p;
+    p.direction = direction;
+    p.x = shape(std::move(dims));
+    p.data_type = type;
+    p.param_type = params;
+    return p;
+}
+using BnDir = BatchNormProblem::Direction;
+}  // namespace
+
+// Forward training: forward_spatial_single.cpp:80-248 and forward_spatial_multiple.cpp:49-205
+// (MIOpen 3.3.0; rocm-6.2.0 has no MIO_BN_GFX120X). Worked by hand.
+TEST(PrimitiveGoldenKeys, BatchNormForwardTraining) {
+    // ResNet-50's bn1, batch 32 FP32: H*W 12544 > 1024 with N*H*W < 32M -> variant 1, 1024-wide groups.
+    auto k = keys(bn(BnDir::ForwardTraining, {32, 64, 112, 112}), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnFwdTrainingSpatialSingle");
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormFwdTrainSpatial.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormFwdTrainSpatial"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_SAVE_MEAN_VARIANCE=1 "
+              "-DMIO_RUNNING_RESULT=1 -DMIO_BN_VARIANT=1 -DMIO_BN_LDS_SIZE=1024 -DMIO_BN_LDSGCN_SIZE=16 -DMIO_BN_N=32 "
+              "-DMIO_BN_GRP0=1024 -DMIO_BN_GRP1=1 -DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 "
+              "-DMIO_BN_GFX120X=0 -DMIO_LAYOUT_NHWC=0 -DMIO_BN_C=64 -DMIO_BN_HW=12544 -DMIO_BN_NHW=401408 "
+              "-DMIO_BN_CHW=802816 -DMIO_BN_NCHW=25690112 -mcpu=gfx906");
+    // Mixed FP16 (float parameters) 14x14 on gfx1030: 256-wide groups, variant 0, GFX103X=1.
+    const auto mixed = bn(BnDir::ForwardTraining, {32, 256, 14, 14}, DataType::Half, DataType::Float);
+    const std::string mixed_args =
+        "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_FPMIX=1 -DMIO_SAVE_MEAN_VARIANCE=1 "
+        "-DMIO_RUNNING_RESULT=1 -DMIO_BN_VARIANT=0 -DMIO_BN_LDS_SIZE=256 -DMIO_BN_LDSGCN_SIZE=4 -DMIO_BN_N=32 "
+        "-DMIO_BN_GRP0=256 -DMIO_BN_GRP1=1 -DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 ";
+    const std::string mixed_tail =
+        "-DMIO_LAYOUT_NHWC=0 -DMIO_BN_C=256 -DMIO_BN_HW=196 -DMIO_BN_NHW=6272 -DMIO_BN_CHW=50176 "
+        "-DMIO_BN_NCHW=1605632 -mcpu=gfx1030";
+    EXPECT_EQ(keys(mixed, "gfx1030_36")[0].args, mixed_args + "-DMIO_BN_GFX120X=0 " + mixed_tail);
+    EXPECT_EQ(keys(mixed, "gfx1030_36", {3, 2, 0})[0].args, mixed_args + mixed_tail);
+    // Batch 1024 at 28x28 FP32: multi-pass (variant 2), its three kernels from one code object.
+    k = keys(bn(BnDir::ForwardTraining, {1024, 64, 28, 28}), "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnFwdTrainingSpatialMultiple");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormFwdTrainSpatialMeanVariance",
+                                                      "MIOpenBatchNormFwdTrainSpatialFinalMeanVariance",
+                                                      "MIOpenBatchNormFwdTrainSpatialNorm"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_SAVE_MEAN_VARIANCE=1 "
+              "-DMIO_RUNNING_RESULT=1 -DMIO_BN_N=1024 -DMIO_BN_C=64 -DMIO_BN_HW=784 -DMIO_BN_NHW=802816 "
+              "-DMIO_BN_CHW=50176 -DMIO_BN_NCHW=51380224 -DMIO_BN_NGRPS=1 -DMIO_BN_LDS_SIZE=1024 "
+              "-DMIO_BN_LDSGCN_SIZE=16 -DMIO_BN_VARIANT=2 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=1024 -DMIO_BN_GRP2=1 "
+              "-DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -DMIO_LAYOUT_NHWC=0 -mcpu=gfx90a");
+    // Per activation (forward_per_activation.cpp:45-120).
+    auto per_act = bn(BnDir::ForwardTraining, {16, 8, 4, 4});
+    per_act.mode = BatchNormProblem::Mode::PerActivation;
+    k = keys(per_act, "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnFwdTrainingPerActivation");
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormFwdTrainPerAct.cl.o");
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_SAVE_MEAN_VARIANCE=1 "
+              "-DMIO_RUNNING_RESULT=1 -DMIO_BN_N=16 -DMIO_BN_C=8 -DMIO_BN_HW=16 -DMIO_BN_NHW=256 -DMIO_BN_CHW=128 "
+              "-DMIO_BN_NCHW=2048 -DMIO_BN_LDS_SIZE=256 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=256 -DMIO_BN_GRP2=1 "
+              "-DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx90a");
+    // NHWC is the CK solvers' (not in the catalog); 3-D is not 2-D.
+    auto nhwc = bn(BnDir::ForwardTraining, {32, 64, 56, 56});
+    nhwc.layout = "NHWC";
+    EXPECT_TRUE(keys(nhwc, "gfx90a_110")[0].solver.starts_with("none"));
+    EXPECT_TRUE(keys(bn(BnDir::ForwardTraining, {2, 8, 4, 16, 16}), "gfx90a_110")[0].solver.starts_with("none"));
+}
+
+// Inference: forward_inference.cpp:54-130 (MIOpen 3.3.0). Worked by hand.
+TEST(PrimitiveGoldenKeys, BatchNormInference) {
+    auto k = keys(bn(BnDir::ForwardInference, {1, 64, 56, 56}), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnFwdInference");
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormFwdInferSpatial.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormFwdInferSpatialEst"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=256 "
+              "-DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx906");
+    auto per_act = bn(BnDir::ForwardInference, {1, 64, 56, 56}, DataType::Half, DataType::Half);
+    per_act.mode = BatchNormProblem::Mode::PerActivation;
+    k = keys(per_act, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormFwdInferPerAct.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormFwdInferPerActivationEst"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=256 "
+              "-DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx1030");
+    // 3.3 takes FP32 and FP16 only (:45-46).
+    EXPECT_TRUE(keys(bn(BnDir::ForwardInference, {1, 64, 56, 56}, DataType::BFloat16), "gfx90a_110")[0]
+                    .solver.starts_with("none"));
+}
+
+// Backward: backward_spatial_single.cpp:81-262, backward_spatial_multiple.cpp:64-275,
+// backward_per_activation.cpp:50-130 (MIOpen 3.3.0). Worked by hand.
+TEST(PrimitiveGoldenKeys, BatchNormBackward) {
+    // FP32 56x56 on gfx1030: variant 1, wave 32 there (:84), so LDSGCN 1024/32 = 32.
+    auto p = bn(BnDir::Backward, {32, 64, 56, 56});
+    auto k = keys(p, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnBwdTrainingSpatialSingle");
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormBwdSpatial.cl.o");
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_USESAVED=1 -DMIO_BN_N=32 "
+              "-DMIO_BN_C=64 -DMIO_BN_HW=3136 -DMIO_BN_NHW=100352 -DMIO_BN_CHW=200704 -DMIO_BN_NCHW=6422528 "
+              "-DMIO_BN_LDS_SIZE=1024 -DMIO_BN_LDSGCN_SIZE=32 -DMIO_BN_VARIANT=1 -DMIO_WAVESIZE=32 -DMIO_BN_GRP0=1024 "
+              "-DMIO_BN_GRP1=1 -DMIO_BN_GRP2=1 -DMIO_LAYOUT_NHWC=0 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 "
+              "-DMIO_BN_GFX120X=0 -mcpu=gfx1030");
+    // Mixed FP16, batch 128 at 16x16: variant 3 with saved statistics -> the assembly kernel on gfx906,
+    // MIO_BN_NHW_FLOAT = bits of 32768.0f = 0x47000000; gfx90a keeps OpenCL (WORKAROUND_ISSUE_1146).
+    p = bn(BnDir::Backward, {128, 128, 16, 16}, DataType::Half, DataType::Float);
+    k = keys(p, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "gcnAsmBNBwdTrainSpatial.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmBNBwdTrainSpatial"}));
+    EXPECT_EQ(k[0].args,
+              "-Wa,-defsym,MIOPEN_USE_FP16=0 -Wa,-defsym,MIOPEN_USE_FP32=0 -Wa,-defsym,MIOPEN_USE_FPMIX=1 "
+              "-Wa,-defsym,MIO_BN_USESAVED=1 -Wa,-defsym,MIO_BN_N=128 -Wa,-defsym,MIO_BN_C=128 "
+              "-Wa,-defsym,MIO_BN_HW=256 -Wa,-defsym,MIO_BN_NHW=32768 -Wa,-defsym,MIO_BN_CHW=32768 "
+              "-Wa,-defsym,MIO_BN_NCHW=4194304 -Wa,-defsym,MIO_BN_LDS_SIZE=1024 -Wa,-defsym,MIO_BN_LDSGCN_SIZE=16 "
+              "-Wa,-defsym,MIO_BN_VARIANT=3 -Wa,-defsym,MIO_WAVESIZE=64 -Wa,-defsym,MIO_BN_GRP0=1024 "
+              "-Wa,-defsym,MIO_BN_GRP1=1 -Wa,-defsym,MIO_BN_GRP2=1 -Wa,-defsym,MIO_LAYOUT_NHWC=0 "
+              "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,MIO_BN_NHW_FLOAT=1191182336 -mcpu=gfx906");
+    EXPECT_EQ(keys(p, "gfx90a_110")[0].name, "MIOpenBatchNormBwdSpatial.cl.o");
+    // N*H*W = 32M exactly with H*W > 512: multi-pass, three kernels when statistics are saved.
+    k = keys(bn(BnDir::Backward, {256, 16, 512, 256}), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnBwdTrainingSpatialMultiple");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormBwdSpatialDScaleDBias",
+                                                      "MIOpenBatchNormBwdSpatialFinalDScaleDBias",
+                                                      "MIOpenBatchNormBwdSpatialDX"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_USESAVED=1 -DMIO_BN_N=256 "
+              "-DMIO_BN_C=16 -DMIO_BN_HW=131072 -DMIO_BN_NHW=33554432 -DMIO_BN_CHW=2097152 -DMIO_BN_NCHW=536870912 "
+              "-DMIO_BN_NGRPS=128 -DMIO_BN_LDS_SIZE=1024 -DMIO_BN_LDSGCN_SIZE=16 -DMIO_BN_VARIANT=2 -DMIO_BN_GRP0=1 "
+              "-DMIO_BN_GRP1=1024 -DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 "
+              "-DMIO_LAYOUT_NHWC=0 -mcpu=gfx906");
+    // Per activation without saved statistics: 64-high groups for H*W <= 64.
+    p = bn(BnDir::Backward, {16, 8, 4, 4});
+    p.mode = BatchNormProblem::Mode::PerActivation;
+    p.use_saved = false;
+    k = keys(p, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormBwdPerAct.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormBwdPerActivation"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_N=16 -DMIO_BN_C=8 -DMIO_BN_HW=16 "
+              "-DMIO_BN_NHW=256 -DMIO_BN_CHW=128 -DMIO_BN_NCHW=2048 -DMIO_BN_NGRPS=1 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=64 "
+              "-DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx1030");
 }
