@@ -161,9 +161,56 @@ TEST(PrimitiveGoldenKeys, PoolingForward) {
               "-DMLO_POOLING_GROUP_SZ0=8 -DMLO_POOLING_GROUP_SZ1=8 -DMLO_POOLING_INDEX_TYPE=uchar "
               "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX " +
                   kFp16Defines + " -mcpu=gfx1030");
-    // Backward pooling is not in the catalog yet: reported, not guessed.
+    // 3-D pooling (PoolingForwardNd) is not in the catalog yet: reported, not guessed.
+    PoolingProblem pool3d = maxpool;
+    pool3d.x = shape({2, 8, 16, 16, 16});
+    pool3d.y = shape({2, 8, 8, 8, 8});
+    pool3d.window = pool3d.strides = {2, 2, 2};
+    pool3d.pads = {0, 0, 0};
+    EXPECT_TRUE(keys(pool3d, "gfx906_60")[0].solver.starts_with("none"));
+}
+
+// PoolingBackward2d: src/solver/pooling/backward2d.cpp:55-205 (MIOpen 3.3.0 and rocm-6.2.0);
+// first in src/ocl/pooling_ocl.cpp:51-54. Worked by hand.
+TEST(PrimitiveGoldenKeys, PoolingBackward) {
+    // ResNet-50's max pool backward: input width 112 -> 1x8 pixels per item, 16x16 groups.
+    PoolingProblem maxpool;
     maxpool.direction = PoolingProblem::Direction::Backward;
-    EXPECT_TRUE(keys(maxpool, "gfx906_60")[0].solver.starts_with("none"));
+    maxpool.x = shape({32, 64, 112, 112});
+    maxpool.y = shape({32, 64, 56, 56});
+    maxpool.window = {3, 3};
+    maxpool.strides = {2, 2};
+    maxpool.pads = {1, 1};
+    auto k = keys(maxpool, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "PoolingBackward2d");
+    EXPECT_EQ(k[0].name, "MIOpenPoolingBwd.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingMaxBwd"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=1 -DMLO_POOLING_KERNEL_SZ1=3 -DMLO_POOLING_STRIDE1=2 -DMLO_POOLING_KERNEL_SZ0=3 "
+              "-DMLO_POOLING_STRIDE0=2 -DMLO_POOLBWD_N_HORIZ_OUT_PIX=1 -DMLO_POOLBWD_N_VERT_OUT_PIX=8 "
+              "-DMLO_POOLBWD_GROUP_SZ0=16 -DMLO_POOLBWD_GROUP_SZ1=16 -DMLO_POOLING_INDEX_TYPE=uchar "
+              "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX -DUSE_IMG_INDEX=0 " +
+                  kFp32Defines + " -mcpu=gfx906");
+    // Average pooling backward, FP16: the default 1x1 pixels and 8x8 groups.
+    PoolingProblem avgpool;
+    avgpool.direction = PoolingProblem::Direction::Backward;
+    avgpool.mode = PoolingProblem::Mode::Average;
+    avgpool.x = shape({1, 2048, 7, 7});
+    avgpool.y = shape({1, 2048, 1, 1});
+    avgpool.window = {7, 7};
+    avgpool.strides = {1, 1};
+    avgpool.pads = {0, 0};
+    avgpool.data_type = DataType::Half;
+    k = keys(avgpool, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingAveBwd"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=0 -DMLO_POOLING_KERNEL_SZ1=7 -DMLO_POOLING_STRIDE1=1 -DMLO_POOLING_KERNEL_SZ0=7 "
+              "-DMLO_POOLING_STRIDE0=1 -DMLO_POOLBWD_N_HORIZ_OUT_PIX=1 -DMLO_POOLBWD_N_VERT_OUT_PIX=1 "
+              "-DMLO_POOLBWD_GROUP_SZ0=8 -DMLO_POOLBWD_GROUP_SZ1=8 -DMLO_POOLING_INDEX_TYPE=uchar "
+              "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX -DUSE_IMG_INDEX=0 " +
+                  kFp16Defines + " -mcpu=gfx1030");
 }
 
 namespace {
