@@ -115,6 +115,8 @@ struct LrnProblem {
     int mode = 1;  // miopenLRNMode_t: WITHIN_CHANNEL 0, CROSS_CHANNEL 1
     long size = 5;
     double alpha = 1e-4, beta = 0.75, k = 1;
+    // miopenLRNForward's do_backward: the forward keeps its scale for the backward (training).
+    bool save_scale = false;
     TensorShape x;
     DataType data_type = DataType::Float;
     std::string key() const;

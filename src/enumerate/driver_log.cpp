@@ -386,6 +386,7 @@ std::vector<Problem> parse_lrn(const std::string& command, const std::vector<std
     else if (mode == "cross" || mode == "cross_channel" || mode == "1") p.mode = 1;
     else throw InputError(fmt::format("MIOpenDriver {}: --mode '{}' is not within or cross", command, mode));
     const long forw = f.integer("forw");
+    p.save_scale = forw == 0 || forw == 2;  // driver/lrn_driver.hpp:129
     std::vector<Problem> out;
     if (forw == 0 || forw == 1) out.push_back(p);
     if ((forw == 0 && f.integer("back") == 1) || forw == 2) {

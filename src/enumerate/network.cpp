@@ -292,6 +292,7 @@ private:
                     p.k = t["k"].value_or(1.0);
                     p.mode = t["mode"].value_or(std::string("cross_channel")) == "within_channel" ? 0 : 1;
                     p.data_type = data_type();
+                    p.save_scale = variant_.training;
                     out_.add(p, origin(name));
                     if (variant_.training) {
                         p.direction = LrnProblem::Direction::Backward;

@@ -180,6 +180,7 @@ private:
             p.beta = real(node, "beta", 0.75f);
             p.k = real(node, "bias", 1.0f);
             p.data_type = type_;
+            p.save_scale = training_;
             out_.add(p, origin(name));
             if (training_) {
                 p.direction = LrnProblem::Direction::Backward;

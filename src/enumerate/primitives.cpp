@@ -255,8 +255,9 @@ std::string SoftmaxProblem::network_config() const {
 }
 
 std::string LrnProblem::key() const {
-    return fmt::format("lrn-{}-mode{}-n{}-a{}-b{}-k{}-{}-{}", direction == Direction::Forward ? "fwd" : "bwd", mode,
-                       size, alpha, beta, k, x_joined(x.dims), key_name(data_type));
+    return fmt::format("lrn-{}-mode{}-n{}-a{}-b{}-k{}-{}-{}{}", direction == Direction::Forward ? "fwd" : "bwd", mode,
+                       size, alpha, beta, k, x_joined(x.dims), key_name(data_type),
+                       direction == Direction::Forward && save_scale ? "-scale" : "");
 }
 
 std::string TensorOpProblem::key() const {

@@ -365,3 +365,95 @@ TEST(PrimitiveGoldenKeys, BatchNormBackward) {
               "-DMIO_BN_NHW=256 -DMIO_BN_CHW=128 -DMIO_BN_NCHW=2048 -DMIO_BN_NGRPS=1 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=64 "
               "-DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx1030");
 }
+
+// LRN: src/ocl/mloNorm.cpp:46-250 (forward) and :252-380 (backward), options closed by
+// setupFloats (src/mlo_dir_conv.cpp:327-343); MIOpen 3.3.0 and rocm-6.2.0. Worked by hand.
+TEST(PrimitiveGoldenKeys, Lrn) {
+    const auto lrn = [](LrnProblem::Direction direction, std::vector<long> dims, long size, int mode) {
+        LrnProblem p;
+        p.direction = direction;
+        p.x = shape(std::move(dims));
+        p.size = size;
+        p.mode = mode;
+        return p;
+    };
+    // AlexNet's cross-channel LRN, batch 32, forward only: 55x55 = 3025 is odd -> read unit 1;
+    // 1513 waves > 60 CUs * 8, so no halving.
+    auto k = keys(lrn(LrnProblem::Direction::Forward, {32, 96, 55, 55}, 5, 1), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "LrnForward");
+    EXPECT_EQ(k[0].name, "MIOpenLRNFwd.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenLRNAcrossChannels4"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_LRN_KERNEL_SZ=5 -DMLO_LRN_PAD=2 -DMLO_LRN_KERNEL_SZ1=5 -DMLO_LRN_PAD1=2 -DMLO_LRN_KERNEL_SZ0=5 "
+              "-DMLO_LRN_PAD0=2 -DMLO_LRN_PRE_PAD=2 -DMLO_LRN_PRE_PAD1=2 -DMLO_LRN_PRE_PAD0=2 -DMLO_LRN_N_OUTPUTS=96 "
+              "-DMLO_LRN_N_INPUTS=96 -DMLO_LRN_N_HORIZ_OUT_PIX=1 -DMLO_LRN_N_VERT_OUT_PIX=1 -DMLO_LRN_GROUP_SZ0=64 "
+              "-DMLO_LRN_GROUP_SZ1=1 -DMLO_LRN_GROUP_LG2SZ0=0 -DMLO_LRN_GROUP_LG2SZ1=0 "
+              "-DMLO_LRN_BOT_BATCH_STRIDE=290400 -DMLO_LRN_BOT_CHANNEL_STRIDE=3025 -DMLO_LRN_BOT_STRIDE=55 "
+              "-DMLO_LRN_TOP_BATCH_STRIDE=290400 -DMLO_LRN_TOP_CHANNEL_STRIDE=3025 -DMLO_LRN_TOP_STRIDE=55 "
+              "-DMLO_LRN_BOT_WIDTH=55 -DMLO_LRN_BOT_HEIGHT=55 -DMLO_LRN_TOP_WIDTH=55 -DMLO_LRN_TOP_HEIGHT=55 "
+              "-DMLO_LRN_SCALE_BATCH_STRIDE=290400 -DMLO_LRN_SCALE_CHANNEL_STRIDE=3025 -DMLO_LRN_SCALE_STRIDE=55 "
+              "-DMLO_LRN_TOPDF_BATCH_STRIDE=1 -DMLO_LRN_TOPDF_CHANNEL_STRIDE=1 -DMLO_LRN_TOPDF_STRIDE=1 "
+              "-DMLO_LRN_BOTDF_BATCH_STRIDE=1 -DMLO_LRN_BOTDF_CHANNEL_STRIDE=1 -DMLO_LRN_BOTDF_STRIDE=1 "
+              "-DMLO_LRN_BATCH_SZ=32 -DMLO_LRN_N_INPUTS=96 -DMLO_LRN_N_OUTPUTS=96 -DMLO_LRN_DO_SCALE=0 "
+              "-DMLO_OUT_VERT_ALIGNED=1 -DMLO_OUT_HORIZ_ALIGNED=0 -DMLO_MAP_SZ4=3025 -DMLO_C1x1_PIXLEFT=0 "
+              "-DMLO_DIVBY4=1 -DMLO_READ_TYPE=_FLOAT -DMLO_READ_UNIT=1 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FP16=0 "
+              "-mcpu=gfx906");
+    // FP16, batch 1, in training (scale kept): one wave, so the read unit drops to 2 (:122-130);
+    // on gfx9 the #1057 workaround makes it 1 (:132-142).
+    auto small = lrn(LrnProblem::Direction::Forward, {1, 64, 14, 14}, 5, 1);
+    small.data_type = DataType::Half;
+    small.save_scale = true;
+    const std::string head =
+        " -DMLO_LRN_KERNEL_SZ=5 -DMLO_LRN_PAD=2 -DMLO_LRN_KERNEL_SZ1=5 -DMLO_LRN_PAD1=2 -DMLO_LRN_KERNEL_SZ0=5 "
+        "-DMLO_LRN_PAD0=2 -DMLO_LRN_PRE_PAD=2 -DMLO_LRN_PRE_PAD1=2 -DMLO_LRN_PRE_PAD0=2 -DMLO_LRN_N_OUTPUTS=64 "
+        "-DMLO_LRN_N_INPUTS=64 -DMLO_LRN_N_HORIZ_OUT_PIX=1 -DMLO_LRN_N_VERT_OUT_PIX=1 -DMLO_LRN_GROUP_SZ0=64 "
+        "-DMLO_LRN_GROUP_SZ1=1 -DMLO_LRN_GROUP_LG2SZ0=0 -DMLO_LRN_GROUP_LG2SZ1=0 -DMLO_LRN_BOT_BATCH_STRIDE=12544 "
+        "-DMLO_LRN_BOT_CHANNEL_STRIDE=196 -DMLO_LRN_BOT_STRIDE=14 -DMLO_LRN_TOP_BATCH_STRIDE=12544 "
+        "-DMLO_LRN_TOP_CHANNEL_STRIDE=196 -DMLO_LRN_TOP_STRIDE=14 -DMLO_LRN_BOT_WIDTH=14 -DMLO_LRN_BOT_HEIGHT=14 "
+        "-DMLO_LRN_TOP_WIDTH=14 -DMLO_LRN_TOP_HEIGHT=14 -DMLO_LRN_SCALE_BATCH_STRIDE=12544 "
+        "-DMLO_LRN_SCALE_CHANNEL_STRIDE=196 -DMLO_LRN_SCALE_STRIDE=14 -DMLO_LRN_TOPDF_BATCH_STRIDE=1 "
+        "-DMLO_LRN_TOPDF_CHANNEL_STRIDE=1 -DMLO_LRN_TOPDF_STRIDE=1 -DMLO_LRN_BOTDF_BATCH_STRIDE=1 "
+        "-DMLO_LRN_BOTDF_CHANNEL_STRIDE=1 -DMLO_LRN_BOTDF_STRIDE=1 -DMLO_LRN_BATCH_SZ=1 -DMLO_LRN_N_INPUTS=64 "
+        "-DMLO_LRN_N_OUTPUTS=64 -DMLO_LRN_DO_SCALE=1 -DMLO_OUT_VERT_ALIGNED=1 -DMLO_OUT_HORIZ_ALIGNED=0 ";
+    EXPECT_EQ(keys(small, "gfx1030_36")[0].args,
+              head +
+                  "-DMLO_MAP_SZ4=98 -DMLO_C1x1_PIXLEFT=0 -DMLO_DIVBY4=1 -DMLO_READ_TYPE=_FLOAT2 -DMLO_READ_UNIT=2 "
+                  "-DMIOPEN_USE_FP32=0 -DMIOPEN_USE_FP16=1 -mcpu=gfx1030");
+    EXPECT_EQ(keys(small, "gfx906_60")[0].args,
+              head +
+                  "-DMLO_MAP_SZ4=196 -DMLO_C1x1_PIXLEFT=0 -DMLO_DIVBY4=1 -DMLO_READ_TYPE=_FLOAT -DMLO_READ_UNIT=1 "
+                  "-DMIOPEN_USE_FP32=0 -DMIOPEN_USE_FP16=1 -mcpu=gfx906");
+    // Within-channel backward: 2x4 pixels per item (width 12, height 20), 8x8 groups.
+    k = keys(lrn(LrnProblem::Direction::Backward, {2, 8, 20, 12}, 3, 0), "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "LrnBackward");
+    EXPECT_EQ(k[0].name, "MIOpenLRNBwd.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenLRNWithinChannelBwd"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_LRN_KERNEL_SZ=3 -DMLO_LRN_N_OUTPUTS=8 -DMLO_LRN_N_CHANNELS=8 -DMLO_LRN_PAD=1 -DMLO_LRN_PRE_PAD=1 "
+              "-DMLO_LRN_N_HORIZ_OUT_PIX=2 -DMLO_LRN_N_VERT_OUT_PIX=4 -DMLO_LRN_GROUP_SZ0=8 -DMLO_LRN_GROUP_SZ1=8 "
+              "-DMLO_LRN_GROUP_LG2SZ0=3 -DMLO_LRN_GROUP_LG2SZ1=3 -DMLO_LRN_BOT_BATCH_STRIDE=1920 "
+              "-DMLO_LRN_BOT_CHANNEL_STRIDE=240 -DMLO_LRN_BOT_STRIDE=12 -DMLO_LRN_TOP_BATCH_STRIDE=1920 "
+              "-DMLO_LRN_TOP_CHANNEL_STRIDE=240 -DMLO_LRN_TOP_STRIDE=12 -DMLO_LRN_BOT_WIDTH=12 -DMLO_LRN_BOT_HEIGHT=20 "
+              "-DMLO_LRN_TOP_WIDTH=12 -DMLO_LRN_TOP_HEIGHT=20 -DMLO_LRN_SCALE_BATCH_STRIDE=1920 "
+              "-DMLO_LRN_SCALE_CHANNEL_STRIDE=240 -DMLO_LRN_SCALE_STRIDE=12 -DMLO_LRN_TOPDF_BATCH_STRIDE=1920 "
+              "-DMLO_LRN_TOPDF_CHANNEL_STRIDE=240 -DMLO_LRN_TOPDF_STRIDE=12 -DMLO_LRN_BOTDF_BATCH_STRIDE=1920 "
+              "-DMLO_LRN_BOTDF_CHANNEL_STRIDE=240 -DMLO_LRN_BOTDF_STRIDE=12 -DMLO_LRN_BATCH_SZ=2 -DMLO_LRN_N_INPUTS=8 "
+              "-DMLO_LRN_N_OUTPUTS=8 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FP16=0 -mcpu=gfx90a");
+    // Cross-channel backward on gfx1030: MIOpenLRNAcrossChannelsBwd1, 8x8 groups for 4x4 images.
+    k = keys(lrn(LrnProblem::Direction::Backward, {1, 16, 4, 4}, 5, 1), "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenLRNAcrossChannelsBwd1"}));
+    EXPECT_EQ(k[0].args,
+              " -DMLO_LRN_KERNEL_SZ=5 -DMLO_LRN_N_OUTPUTS=16 -DMLO_LRN_N_CHANNELS=16 -DMLO_LRN_PAD=2 -DMLO_LRN_PRE_PAD=2 "
+              "-DMLO_LRN_N_HORIZ_OUT_PIX=1 -DMLO_LRN_N_VERT_OUT_PIX=1 -DMLO_LRN_GROUP_SZ0=8 -DMLO_LRN_GROUP_SZ1=8 "
+              "-DMLO_LRN_GROUP_LG2SZ0=3 -DMLO_LRN_GROUP_LG2SZ1=3 -DMLO_LRN_BOT_BATCH_STRIDE=256 "
+              "-DMLO_LRN_BOT_CHANNEL_STRIDE=16 -DMLO_LRN_BOT_STRIDE=4 -DMLO_LRN_TOP_BATCH_STRIDE=256 "
+              "-DMLO_LRN_TOP_CHANNEL_STRIDE=16 -DMLO_LRN_TOP_STRIDE=4 -DMLO_LRN_BOT_WIDTH=4 -DMLO_LRN_BOT_HEIGHT=4 "
+              "-DMLO_LRN_TOP_WIDTH=4 -DMLO_LRN_TOP_HEIGHT=4 -DMLO_LRN_SCALE_BATCH_STRIDE=256 "
+              "-DMLO_LRN_SCALE_CHANNEL_STRIDE=16 -DMLO_LRN_SCALE_STRIDE=4 -DMLO_LRN_TOPDF_BATCH_STRIDE=256 "
+              "-DMLO_LRN_TOPDF_CHANNEL_STRIDE=16 -DMLO_LRN_TOPDF_STRIDE=4 -DMLO_LRN_BOTDF_BATCH_STRIDE=256 "
+              "-DMLO_LRN_BOTDF_CHANNEL_STRIDE=16 -DMLO_LRN_BOTDF_STRIDE=4 -DMLO_LRN_BATCH_SZ=1 -DMLO_LRN_N_INPUTS=16 "
+              "-DMLO_LRN_N_OUTPUTS=16 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FP16=0 -mcpu=gfx1030");
+}
