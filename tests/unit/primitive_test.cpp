@@ -457,3 +457,41 @@ TEST(PrimitiveGoldenKeys, Lrn) {
               "-DMLO_LRN_BOTDF_CHANNEL_STRIDE=16 -DMLO_LRN_BOTDF_STRIDE=4 -DMLO_LRN_BATCH_SZ=1 -DMLO_LRN_N_INPUTS=16 "
               "-DMLO_LRN_N_OUTPUTS=16 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FP16=0 -mcpu=gfx1030");
 }
+
+// OpTensor4d: src/ocl/tensorocl.cpp:428-952 (MIOpen 3.3.0, same in rocm-6.2.0). Worked by hand.
+TEST(PrimitiveGoldenKeys, TensorOp) {
+    const auto op = [](int kind, std::vector<long> a, std::vector<long> b, DataType type = DataType::Float) {
+        TensorOpProblem p;
+        p.op = kind;
+        p.a = shape(std::move(a));
+        p.b = shape(std::move(b));
+        p.data_type = type;
+        return p;
+    };
+    // ResNet-50's residual add: equal packed tensors -> Op4dTensorLite, 25690112 elements -> float4.
+    auto k = keys(op(0, {32, 256, 56, 56}, {32, 256, 56, 56}), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "OpTensor4d");
+    EXPECT_EQ(k[0].name, "MIOpenTensorKernels.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Op4dTensorLite"}));
+    EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=float -DMAX_NUM_WG=4096 " + kFp32Defines +
+                             " -DMIOPEN_TENSOR_OP=miopenAdd -DUSE_4D_TENSOR_LITE -DRD_BLCK=4 -DREAD_TYPE=float4"
+                             " -mcpu=gfx906");
+    // A per-channel bias (B 1xCx1x1): bitmap 4 -> OpTensorFwdBias; FP16 on gfx1030.
+    k = keys(op(0, {8, 64, 7, 7}, {1, 64, 1, 1}, DataType::Half), "gfx1030_36");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"OpTensorFwdBias"}));
+    EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=half -DMAX_NUM_WG=4096 " + kFp16Defines +
+                             " -DMIOPEN_TENSOR_OP=miopenAdd -DUSE_FWD_BIAS -mcpu=gfx1030");
+    // Squeeze-excitation scale (B NxCx1x1, multiply): bitmap 12, leading ones -> OpTensorLeadingOnes.
+    k = keys(op(1, {8, 64, 7, 7}, {8, 64, 1, 1}), "gfx90a_110");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"OpTensorLeadingOnes"}));
+    EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=float -DMAX_NUM_WG=4096 " + kFp32Defines +
+                             " -DMIOPEN_TENSOR_OP=miopenMul -DUSE_LEADING_ONES -mcpu=gfx90a");
+    // B broadcast over N and C only (1x1xHxW): bitmap 3, no leading ones -> Op4dTensorGeneric.
+    k = keys(op(3, {8, 64, 7, 7}, {1, 1, 7, 7}), "gfx906_60");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Op4dTensorGeneric"}));
+    EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=float -DMAX_NUM_WG=4096 " + kFp32Defines +
+                             " -DMIOPEN_TENSOR_OP=miopenMax -DUSE_4D_TENSOR_GENERIC -mcpu=gfx906");
+    // 5-D (3-D U-Net's skip connections) is OpTensorOther: not in the catalog yet.
+    EXPECT_TRUE(keys(op(0, {1, 8, 4, 4, 4}, {1, 8, 4, 4, 4}), "gfx906_60")[0].solver.starts_with("none"));
+}
