@@ -74,6 +74,10 @@ struct BatchNormProblem {
     std::string layout = "NCHW";
     bool save_results = true, running_results = true, use_saved = true;
     std::string network_config() const;  // src/batchnorm/problem_description.cpp:39-343
+    // MIOpen's batch-norm API folds a 5-D tensor to N x C x (D*H) x W, NCDHW to NCHW and
+    // NDHWC to NHWC, before any problem is formed (src/batch_norm_api.cpp:252-256,
+    // src/batch_norm.cpp:67-90, MIOpen 3.3.0): so does kdbgen, once x and layout are set.
+    void fold_depth();
 };
 
 struct PoolingProblem {

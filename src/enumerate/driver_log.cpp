@@ -244,6 +244,7 @@ std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<s
     if (mode != 0 && mode != 1) throw InputError(fmt::format("MIOpenDriver {}: --mode {} is not 0 or 1", command, mode));
     base.mode = mode == 1 ? BatchNormProblem::Mode::Spatial : BatchNormProblem::Mode::PerActivation;
     base.layout = f.text("layout").empty() ? (dims.size() == 5 ? "NCDHW" : "NCHW") : f.text("layout");
+    base.fold_depth();
     // As logged (driver_arguments.cpp:91-112): -s 1 running results, -r 1 saved results.
     base.running_results = f.integer("save") == 1;
     base.save_results = f.integer("run") == 1;

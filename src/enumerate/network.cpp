@@ -257,6 +257,7 @@ private:
                 p.param_type = (p.data_type == DataType::Half || p.data_type == DataType::BFloat16) ? DataType::Float
                                                                                                     : p.data_type;
                 p.layout = current.dims.size() == 4 ? conv_layout(3) : conv_layout(2);
+                p.fold_depth();
                 if (p.data_type != DataType::Int8) {
                     p.direction = variant_.training ? BatchNormProblem::Direction::ForwardTraining
                                                     : BatchNormProblem::Direction::ForwardInference;

@@ -129,6 +129,7 @@ private:
             p.data_type = type_;
             p.param_type = (type_ == DataType::Half || type_ == DataType::BFloat16) ? DataType::Float : type_;
             p.layout = p.x.dims.size() == 5 ? "NCDHW" : "NCHW";
+            p.fold_depth();
             p.direction = training_ ? BatchNormProblem::Direction::ForwardTraining
                                     : BatchNormProblem::Direction::ForwardInference;
             out_.add(p, origin(name));

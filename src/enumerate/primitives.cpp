@@ -218,6 +218,13 @@ std::string BatchNormProblem::network_config() const {
     return {};
 }
 
+void BatchNormProblem::fold_depth() {
+    if (x.dims.size() != 5) return;
+    x.dims = {x.dims[0], x.dims[1], x.dims[2] * x.dims[3], x.dims[4]};
+    if (layout == "NCDHW") layout = "NCHW";
+    else if (layout == "NDHWC") layout = "NHWC";
+}
+
 std::string PoolingProblem::network_config() const {
     const int method = mode == Mode::Max ? 1 : mode == Mode::Average ? 0 : 3;
     std::string out = fmt::format("m{}_dt{}_ker{}_str{}_pad{}_it{}_im{}", method, static_cast<int>(data_type),

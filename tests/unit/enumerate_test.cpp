@@ -171,6 +171,9 @@ TEST(DriverLog, PrimitiveNetworkConfigs) {
     // 7x7 (hw 49 <= 512, n < 256 and hw < 256: local 256, variant 0); FP16 data with FP32 parameters.
     EXPECT_EQ(key("bnormfp16fp32 -n 32 -c 2048 -H 7 -W 7 -m 1 --forw 1 -b 0 -s 1 -r 1"),
               "variant0gx524288gy1xl256yl1ldsgcn4rs1rr1fp161fp320fp640fbf160fmix1single1n32c2048hw49layoutNCHW");
+    // A 5-D tensor reaches the solvers folded to N x C x (D*H) x W, NCHW (src/batch_norm_api.cpp:252-256).
+    EXPECT_EQ(key("bnorm -n 2 -c 8 -D 4 -H 16 -W 16 -m 1 --forw 1 -b 0 -s 1 -r 1"),
+              key("bnorm -n 2 -c 8 -H 64 -W 16 -m 1 --forw 1 -b 0 -s 1 -r 1"));
     // backward, spatial, hw 3136 > 1024: variant 1, local 1024.
     EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 0 -b 1 -r 1"),
               "variant1gx65536n32c64hw3136gy1lx1024ly1us1fp160fp321fp640fbf160fmix0single1gcn16layoutNCHW");
