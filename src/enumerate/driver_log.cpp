@@ -312,7 +312,8 @@ std::vector<Problem> parse_pool(const std::string& command, const std::vector<st
     if (it == kIndexTypes.end())
         throw InputError(fmt::format("MIOpenDriver {}: --index_type '{}' unknown", command, f.text("index_type")));
     p.index_type = static_cast<int>(it - kIndexTypes.begin());
-    p.workspace_index_mode = static_cast<int>(f.integer("index_position"));
+    // driver/pool_driver.hpp:316-319: 3-D pooling always uses image indices.
+    p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : static_cast<int>(f.integer("index_position"));
     std::vector<long> y{p.x.dims[0], p.x.dims[1]};
     const auto spatial = p.x.spatial();
     for (std::size_t i = 0; i < spatial.size(); ++i) {

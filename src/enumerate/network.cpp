@@ -202,6 +202,9 @@ private:
         p.x = batched(current);
         p.y = batched(out);
         p.data_type = data_type();
+        // Mask indices are 2-D only (include/miopen/miopen.h:471): 3-D pooling keeps image indices,
+        // as MIOpenDriver sets them (driver/pool_driver.hpp:316-319).
+        p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : 0;
         if (p.data_type != DataType::Int8) {
             p.save_index = variant_.training;
             out_.add(p, origin(layer));

@@ -245,6 +245,7 @@ private:
             p.pads = spatial_2d(symmetric_pads(node, name, raw_dims), 0);
         }
         p.save_index = training_;
+        p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : 0;  // mask indices are 2-D only
         out_.add(p, origin(name));
         if (training_) {
             p.direction = PoolingProblem::Direction::Backward;

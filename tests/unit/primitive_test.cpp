@@ -161,13 +161,73 @@ TEST(PrimitiveGoldenKeys, PoolingForward) {
               "-DMLO_POOLING_GROUP_SZ0=8 -DMLO_POOLING_GROUP_SZ1=8 -DMLO_POOLING_INDEX_TYPE=uchar "
               "-DMLO_POOLING_INDEX_MAX=UCHAR_MAX " +
                   kFp16Defines + " -mcpu=gfx1030");
-    // 3-D pooling (PoolingForwardNd) is not in the catalog yet: reported, not guessed.
-    PoolingProblem pool3d = maxpool;
+}
+
+// 3-D pooling: src/solver/pooling/forwardNd.cpp:86-170, forwardNaive.cpp:63-125, backwardNd.cpp:39-170
+// (MIOpen 3.3.0; the same options in rocm-6.2.0). Worked by hand.
+TEST(PrimitiveGoldenKeys, PoolingNd) {
+    PoolingProblem pool3d;
     pool3d.x = shape({2, 8, 16, 16, 16});
     pool3d.y = shape({2, 8, 8, 8, 8});
     pool3d.window = pool3d.strides = {2, 2, 2};
     pool3d.pads = {0, 0, 0};
-    EXPECT_TRUE(keys(pool3d, "gfx906_60")[0].solver.starts_with("none"));
+    pool3d.workspace_index_mode = 1;  // image indices, as 3-D pooling uses
+    const std::string window =
+        "-DKERNEL_SZ_D=2 -DKERNEL_SZ_H=2 -DKERNEL_SZ_W=2 -DSTRIDE_D=2 -DSTRIDE_H=2 -DSTRIDE_W=2 ";
+    auto k = keys(pool3d, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "PoolingForwardNd");
+    EXPECT_EQ(k[0].name, "MIOpenPoolingND.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingNDFwd"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=1 -DMAX_ACTIV_WORKITEM=65536 -DMLO_POOLING_GROUP_SZ0=64 -DMLO_POOLING_GROUP_SZ1=1 "
+              "-DMLO_POOLING_GROUP_SZ2=1 -DTOP_W_PER_WORK=1 -DTOP_H_PER_WORK=4 -DTOP_D_PER_WORK=2 " +
+                  window +
+                  "-DMLO_POOLING_INDEX_TYPE=uchar -DMLO_POOLING_INDEX_MAX=UCHAR_MAX -DMLO_POOLING_SAVE_INDEX " +
+                  kFp32Defines + " -mcpu=gfx906");
+    // Mask indices in training: not PoolingForwardNd's (:103-106); the naive kernel takes it.
+    PoolingProblem masked = pool3d;
+    masked.workspace_index_mode = 0;
+    k = keys(masked, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "PoolingForwardNaive");
+    EXPECT_EQ(k[0].name, "MIOpenPoolingForwardNaive.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingForwardNaive"}));
+    EXPECT_EQ(k[0].args, "-DMLO_POOLING_OP_ID=1 -DMLO_POOLING_INDEX_TYPE=uchar -DMLO_POOLING_IS2D_KERNEL=0 " +
+                             kFp32Defines + " -mcpu=gfx1030");
+    // Backward: max pooling with image indices; 64-wide groups (WORKAROUND_ISSUE_MIFIN_80).
+    PoolingProblem back = pool3d;
+    back.direction = PoolingProblem::Direction::Backward;
+    k = keys(back, "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "PoolingBackwardNd");
+    EXPECT_EQ(k[0].name, "MIOpenPoolingBwdND.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingNDMaxBwd"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=1 -DMAX_ACTIV_WORKITEM=65536 -DMLO_POOLING_GROUP_SZ0=64 -DMLO_POOLING_GROUP_SZ1=1 "
+              "-DMLO_POOLING_GROUP_SZ2=1 -DPIX_W_PER_WORK=1 -DPIX_H_PER_WORK=4 -DPIX_D_PER_WORK=2 " +
+                  window +
+                  "-DTERRITORY_OVERLAP=0 -DMLO_POOLING_INDEX_TYPE=uchar -DMLO_POOLING_INDEX_MAX=UCHAR_MAX " +
+                  kFp32Defines + " -mcpu=gfx90a");
+    // Average, overlapping 3x3x3 windows, FP16 on gfx1030.
+    PoolingProblem avg = back;
+    avg.mode = PoolingProblem::Mode::Average;
+    avg.window = {3, 3, 3};
+    avg.strides = {1, 1, 1};
+    avg.y = shape({2, 8, 14, 14, 14});
+    avg.data_type = DataType::Half;
+    k = keys(avg, "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"mloPoolingNDAveBwd"}));
+    EXPECT_EQ(k[0].args,
+              "-DMLO_POOLING_OP_ID=0 -DMAX_ACTIV_WORKITEM=65536 -DMLO_POOLING_GROUP_SZ0=64 -DMLO_POOLING_GROUP_SZ1=1 "
+              "-DMLO_POOLING_GROUP_SZ2=1 -DPIX_W_PER_WORK=1 -DPIX_H_PER_WORK=4 -DPIX_D_PER_WORK=2 -DKERNEL_SZ_D=3 "
+              "-DKERNEL_SZ_H=3 -DKERNEL_SZ_W=3 -DSTRIDE_D=1 -DSTRIDE_H=1 -DSTRIDE_W=1 -DTERRITORY_OVERLAP=1 "
+              "-DMLO_POOLING_INDEX_TYPE=uchar -DMLO_POOLING_INDEX_MAX=UCHAR_MAX " +
+                  kFp16Defines + " -mcpu=gfx1030");
+    // Max pooling backward with mask indices in 3-D: MIOpen has no solver for it either (:59-61).
+    back.workspace_index_mode = 0;
+    EXPECT_TRUE(keys(back, "gfx90a_110")[0].solver.starts_with("none"));
 }
 
 // PoolingBackward2d: src/solver/pooling/backward2d.cpp:55-205 (MIOpen 3.3.0 and rocm-6.2.0);

@@ -1,6 +1,8 @@
-// Pooling, 2-D: PoolingForward2d (MIOpenPooling.cl, mloPoolingG) and
-// PoolingBackward2d (MIOpenPoolingBwd.cl). The N-D, naive and transposed
-// solvers that follow them in MIOpen's lists are not in kdbgen's catalog yet.
+// Pooling: PoolingForward2d (MIOpenPooling.cl), PoolingForwardNd
+// (MIOpenPoolingND.cl), PoolingForwardNaive (MIOpenPoolingForwardNaive.cl),
+// PoolingBackward2d (MIOpenPoolingBwd.cl) and PoolingBackwardNd
+// (MIOpenPoolingBwdND.cl), tried in MIOpen's order. The transposed (NHWC)
+// solvers that end the lists are not in kdbgen's catalog yet.
 //
 // MIOpen 3.3.0 (develop 2d1fd997), src/solver/pooling/forward2d.cpp (same in rocm-6.2.0):
 //   src/ocl/pooling_ocl.cpp:42-46   SolverContainer<PoolingForward2d, PoolingForwardNd, ...>
@@ -14,6 +16,12 @@
 //   :55-92    kernel_params (tiles from the input width, max pooling only)
 //   :110-150  local-memory size (<= 64 KiB, src/target_properties.cpp:74);  :144-155 IsApplicable
 //   :157-205  GetSolution: the defines, then GetDataTypeKBP; mloPoolingMaxBwd / mloPoolingAveBwd
+//   src/solver/pooling/forwardNd.cpp (rocm-6.2.0: same options):
+//   :41-43    1 x 4 x 2 outputs per work item;  :69-84 private memory;  :86-107 IsApplicable
+//             (not max pooling with mask indices in training);  :109-170 GetSolution
+//   src/solver/pooling/forwardNaive.cpp (same in rocm-6.2.0): :63-85 IsApplicable, :87-190 GetSolution
+//   src/solver/pooling/backwardNd.cpp (same in rocm-6.2.0): :35 WORKAROUND_ISSUE_MIFIN_80 (wave 64),
+//   :39-62 IsApplicable (not max pooling with mask indices), :64-170 GetSolution (2-D lifted to 3-D)
 //   src/include/miopen/mlo_internal.hpp:284-287  MLO_POOLING_OP_AVE 0, MAX 1, AVE_INCLUSIVE 3
 //   src/include/miopen/pooling.hpp:49-90          index type names and maxima
 #include "kdbgen/primitive.hpp"
@@ -159,9 +167,125 @@ public:
     }
 };
 
+int method_id(const PoolingProblem& p) {
+    return p.mode == PoolingProblem::Mode::Max ? 1 : p.mode == PoolingProblem::Mode::Average ? 0 : 3;
+}
+bool fp32_or_fp16(const PoolingProblem& p) { return p.data_type == DataType::Float || p.data_type == DataType::Half; }
+std::string with_types(const std::vector<std::pair<std::string, std::string>>& d, const PoolingProblem& p) {
+    return generate_defines(d, "D") + " " + data_type_defines(p.data_type);
+}
+
+class PoolingForwardNd : public PrimitiveSolverFor<PoolingProblem> {
+public:
+    std::string_view name() const override { return "PoolingForwardNd"; }
+    std::string_view kind() const override { return "pooling"; }
+    int order() const override { return 1; }
+    using PrimitiveSolverFor::applicable;
+    using PrimitiveSolverFor::kernels;
+    bool applicable(const PoolingProblem& p, const PrimitiveContext& ctx, std::string* why) const override {
+        if (p.direction != PoolingProblem::Direction::Forward) return reject(why, "backward");
+        if (p.x.dims.size() != 5) return reject(why, "not 3-D");
+        if (!fp32_or_fp16(p)) return reject(why, "data type");
+        const std::size_t type_size = p.data_type == DataType::Float ? 4 : 2;
+        const std::size_t bot = type_size * static_cast<std::size_t>((2 - 1) * p.strides[0] + p.window[0]) *
+                                static_cast<std::size_t>((4 - 1) * p.strides[1] + p.window[1]) *
+                                static_cast<std::size_t>(p.window[2]);
+        if (round_up(bot, 16) > 256 * 4 * ((1 << 13) - 1) / ctx.target.processor->default_wave_size)
+            return reject(why, "window too large for private memory");
+        if (p.mode == PoolingProblem::Mode::Max && p.workspace_index_mode == 0 && p.save_index)
+            return reject(why, "max pooling with mask indices");
+        return true;
+    }
+    std::vector<SolverKernel> kernels(const PoolingProblem& p, const PrimitiveContext&) const override {
+        const auto s = [](long v) { return std::to_string(v); };
+        std::vector<std::pair<std::string, std::string>> d = {
+            {"MLO_POOLING_OP_ID", s(method_id(p))}, {"MAX_ACTIV_WORKITEM", "65536"}, {"MLO_POOLING_GROUP_SZ0", "64"},
+            {"MLO_POOLING_GROUP_SZ1", "1"},          {"MLO_POOLING_GROUP_SZ2", "1"},  {"TOP_W_PER_WORK", "1"},
+            {"TOP_H_PER_WORK", "4"},                 {"TOP_D_PER_WORK", "2"},         {"KERNEL_SZ_D", s(p.window[0])},
+            {"KERNEL_SZ_H", s(p.window[1])},         {"KERNEL_SZ_W", s(p.window[2])}, {"STRIDE_D", s(p.strides[0])},
+            {"STRIDE_H", s(p.strides[1])},           {"STRIDE_W", s(p.strides[2])},
+            {"MLO_POOLING_INDEX_TYPE", index_type_name(p.index_type)},
+            {"MLO_POOLING_INDEX_MAX", index_type_max(p.index_type)}};
+        if (p.save_index) d.push_back({"MLO_POOLING_SAVE_INDEX", ""});
+        return {{"MIOpenPoolingND.cl", {"mloPoolingNDFwd"}, with_types(d, p)}};
+    }
+};
+
+class PoolingForwardNaive : public PrimitiveSolverFor<PoolingProblem> {
+public:
+    std::string_view name() const override { return "PoolingForwardNaive"; }
+    std::string_view kind() const override { return "pooling"; }
+    int order() const override { return 2; }
+    using PrimitiveSolverFor::applicable;
+    using PrimitiveSolverFor::kernels;
+    bool applicable(const PoolingProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (p.direction != PoolingProblem::Direction::Forward) return reject(why, "backward");
+        if (!fp32_or_fp16(p)) return reject(why, "data type");
+        return p.x.dims.size() == 4 || p.x.dims.size() == 5 || reject(why, "not 2-D or 3-D");
+    }
+    std::vector<SolverKernel> kernels(const PoolingProblem& p, const PrimitiveContext&) const override {
+        const bool is2d_kernel = p.x.dims.size() == 4 || p.y.dims[2] == 1;  // top_d == 1
+        return {{"MIOpenPoolingForwardNaive.cl",
+                 {"mloPoolingForwardNaive"},
+                 with_types({{"MLO_POOLING_OP_ID", std::to_string(method_id(p))},
+                             {"MLO_POOLING_INDEX_TYPE", index_type_name(p.index_type)},
+                             {"MLO_POOLING_IS2D_KERNEL", is2d_kernel ? "1" : "0"}},
+                            p)}};
+    }
+};
+
+class PoolingBackwardNd : public PrimitiveSolverFor<PoolingProblem> {
+public:
+    std::string_view name() const override { return "PoolingBackwardNd"; }
+    std::string_view kind() const override { return "pooling"; }
+    int order() const override { return 1; }
+    using PrimitiveSolverFor::applicable;
+    using PrimitiveSolverFor::kernels;
+    bool applicable(const PoolingProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (p.direction != PoolingProblem::Direction::Backward) return reject(why, "forward");
+        if (!fp32_or_fp16(p)) return reject(why, "data type");
+        if (!(p.x.dims.size() == 4 || p.x.dims.size() == 5)) return reject(why, "not 2-D or 3-D");
+        if (p.mode == PoolingProblem::Mode::Max && p.workspace_index_mode == 0)
+            return reject(why, "max pooling with mask indices");
+        return true;
+    }
+    std::vector<SolverKernel> kernels(const PoolingProblem& p, const PrimitiveContext&) const override {
+        // 2-D is lifted to 3-D with a depth-1 window (:125-136).
+        std::vector<long> lens = p.window, strides = p.strides;
+        if (p.x.dims.size() == 4) lens.insert(lens.begin(), 1), strides.insert(strides.begin(), strides[0]);
+        bool overlap = false;
+        for (std::size_t i = 0; i < strides.size(); ++i) overlap = overlap || strides[i] < lens[i];
+        const auto s = [](long v) { return std::to_string(v); };
+        const bool max = p.mode == PoolingProblem::Mode::Max;
+        return {{"MIOpenPoolingBwdND.cl",
+                 {max ? "mloPoolingNDMaxBwd" : "mloPoolingNDAveBwd"},
+                 with_types({{"MLO_POOLING_OP_ID", s(method_id(p))},
+                             {"MAX_ACTIV_WORKITEM", "65536"},
+                             {"MLO_POOLING_GROUP_SZ0", "64"},
+                             {"MLO_POOLING_GROUP_SZ1", "1"},
+                             {"MLO_POOLING_GROUP_SZ2", "1"},
+                             {"PIX_W_PER_WORK", "1"},
+                             {"PIX_H_PER_WORK", "4"},
+                             {"PIX_D_PER_WORK", "2"},
+                             {"KERNEL_SZ_D", s(lens[0])},
+                             {"KERNEL_SZ_H", s(lens[1])},
+                             {"KERNEL_SZ_W", s(lens[2])},
+                             {"STRIDE_D", s(strides[0])},
+                             {"STRIDE_H", s(strides[1])},
+                             {"STRIDE_W", s(strides[2])},
+                             {"TERRITORY_OVERLAP", overlap ? "1" : "0"},
+                             {"MLO_POOLING_INDEX_TYPE", index_type_name(p.index_type)},
+                             {"MLO_POOLING_INDEX_MAX", index_type_max(p.index_type)}},
+                            p)}};
+    }
+};
+
 }  // namespace
 
 KDBGEN_REGISTER_PRIMITIVE_SOLVER(PoolingForward2d)
+KDBGEN_REGISTER_PRIMITIVE_SOLVER(PoolingForwardNd)
+KDBGEN_REGISTER_PRIMITIVE_SOLVER(PoolingForwardNaive)
 KDBGEN_REGISTER_PRIMITIVE_SOLVER(PoolingBackward2d)
+KDBGEN_REGISTER_PRIMITIVE_SOLVER(PoolingBackwardNd)
 
 }  // namespace kdbgen
