@@ -97,11 +97,19 @@ void deduplicate(Plan& plan) {
         return ka < kb;
     };
     std::stable_sort(plan.builds.begin(), plan.builds.end(), order);
-    plan.builds.erase(std::unique(plan.builds.begin(), plan.builds.end(),
-                                  [&](const PlannedBuild& a, const PlannedBuild& b) {
-                                      return !order(a, b) && !order(b, a);
-                                  }),
-                      plan.builds.end());
+    // One record per key; the code object must define every symbol any of its
+    // users asked for (e.g. MIOpenNeuron.cl's forward and backward kernels share options).
+    std::vector<PlannedBuild> unique;
+    for (auto& b : plan.builds) {
+        if (!unique.empty() && !order(unique.back(), b) && !order(b, unique.back())) {
+            auto& symbols = unique.back().build.kernels;
+            for (auto& s : b.build.kernels)
+                if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(std::move(s));
+            continue;
+        }
+        unique.push_back(std::move(b));
+    }
+    plan.builds = std::move(unique);
 }
 
 }  // namespace kdbgen
