@@ -54,6 +54,11 @@ struct Toolchain {
     unsigned code_object_version = 5;
     std::vector<std::string> synthesized_libs;  // oclc_isa_version_*.bc kdbgen made
     fs::path work_dir;         // where overlays kdbgen derives are kept
+    // A folder holding only rocrand/ (a link to rocRAND's headers), searched by HIP builds:
+    // hiprtc finds them in the ROCm include folder; MIOpenSoftmaxAttn.cpp and the dropout
+    // kernels include <rocrand/rocrand_xorwow.h>. Empty when no rocRAND headers are found.
+    fs::path rocrand_overlay;
+    fs::path rocrand_headers;  // the rocrand/ folder it links to
 
     fs::path clang() const { return llvm_root / "bin" / "clang"; }
     fs::path lld() const { return llvm_root / "bin" / "ld.lld"; }
@@ -64,6 +69,9 @@ struct Toolchain {
 
 struct ToolchainOptions {
     std::optional<fs::path> llvm_root;
+    // Folder that holds rocrand/rocrand_xorwow.h (default: $KDBGEN_ROCRAND_INCLUDE, then
+    // /opt/rocm/include, then /usr/include as Debian's librocrand-dev installs it).
+    std::optional<fs::path> rocrand_include;
     std::optional<fs::path> device_libs;
     unsigned code_object_version = 5;
     fs::path work_dir;  // where the device-library overlay is made

@@ -173,6 +173,7 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
                                      // (scratch) output path; without it objects are reproducible.
                                      "-fuse-cuid=none"});
             // hiprtc supplies its runtime declarations itself; so does kdbgen.
+            if (!tc.rocrand_overlay.empty()) args.insert(args.end(), {"-isystem", tc.rocrand_overlay.string()});
             args.insert(args.end(), {"-nogpuinc", "-isystem", hiprtc_include_dir().string(), "-include",
                                      "__clang_hip_runtime_wrapper.h", "-include", "kdbgen_hiprtc_builtins.h"});
             args.insert(args.end(), options.begin(), options.end());
@@ -211,7 +212,10 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
     key.add(std::string_view(source.data(), source.size()));
     key.add(include_tree_hash(build.source.parent_path()));
     for (const auto& dir : build.include_dirs) key.add(include_tree_hash(dir));
-    if (build.language() == Language::Hip) key.add(include_tree_hash(hiprtc_include_dir()));
+    if (build.language() == Language::Hip) {
+        key.add(include_tree_hash(hiprtc_include_dir()));
+        if (!toolchain_.rocrand_headers.empty()) key.add(include_tree_hash(toolchain_.rocrand_headers));
+    }
     if (build.language() == Language::Assembly) key.add(kAssemblerCompatVersion);
     return key.hex();
 }

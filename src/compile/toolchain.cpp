@@ -134,6 +134,25 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
     }
     toolchain.device_libs_overlay = overlay;
     toolchain.work_dir = base;
+
+    // rocRAND's headers through a folder of their own: adding /usr/include itself would
+    // let host C headers shadow the hiprtc stand-in's.
+    std::vector<fs::path> rocrand_candidates;
+    if (options.rocrand_include) rocrand_candidates.push_back(*options.rocrand_include);
+    if (const auto env = env_path("KDBGEN_ROCRAND_INCLUDE")) rocrand_candidates.push_back(*env);
+    rocrand_candidates.insert(rocrand_candidates.end(), {"/opt/rocm/include", "/usr/include"});
+    for (const auto& dir : rocrand_candidates) {
+        if (!fs::exists(dir / "rocrand" / "rocrand_xorwow.h", ec)) continue;
+        toolchain.rocrand_headers = fs::canonical(dir / "rocrand", ec);
+        const auto rocrand = base / fmt::format("rocrand-{}", sha256_hex(std::span<const char>(
+                                                                   toolchain.rocrand_headers.string().data(),
+                                                                   toolchain.rocrand_headers.string().size()))
+                                                                   .substr(0, 16));
+        fs::create_directories(rocrand, ec);
+        if (!fs::exists(fs::symlink_status(rocrand / "rocrand"))) fs::create_directory_symlink(toolchain.rocrand_headers, rocrand / "rocrand", ec);
+        toolchain.rocrand_overlay = rocrand;
+        break;
+    }
     for (const auto& processor : processor_table()) {
         Target target;
         target.processor = &processor;

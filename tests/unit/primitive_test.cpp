@@ -2,10 +2,15 @@
 // MIOpen's source (file:line and version with each), never by the code under
 // test. Primitive kernels have one key form: ExecutePrimitive's context
 // carries no general options (src/include/miopen/find_solution.hpp:477-503).
+#include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/primitive.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
 
 using namespace kdbgen;
 
@@ -554,4 +559,104 @@ TEST(PrimitiveGoldenKeys, TensorOp) {
                              " -DMIOPEN_TENSOR_OP=miopenMax -DUSE_4D_TENSOR_GENERIC -mcpu=gfx906");
     // 5-D (3-D U-Net's skip connections) is OpTensorOther: not in the catalog yet.
     EXPECT_TRUE(keys(op(0, {1, 8, 4, 4, 4}, {1, 8, 4, 4, 4}), "gfx906_60")[0].solver.starts_with("none"));
+}
+
+// With a MIOpen tree (KDBGEN_MIOPEN_SRC): every primitive solver's kernel, on problems that
+// reach each solver and kernel variant, compiles for gfx906, gfx90a and gfx1030 and
+// defines the symbols MIOpen launches.
+TEST(PrimitiveMIOpenTree, EverySolversKernelsCompile) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const MiopenTree tree = MiopenTree::open(src);
+    std::vector<Problem> problems;
+    {
+        ActivationProblem a;
+        a.x = shape({2, 8, 4, 4});
+        problems.push_back(a);
+        a.direction = ActivationProblem::Direction::Backward;
+        a.data_type = DataType::Half;
+        problems.push_back(a);
+        SoftmaxProblem s;
+        s.x = shape({4, 10, 1, 1});
+        problems.push_back(s);
+        s.direction = SoftmaxProblem::Direction::Backward;
+        s.data_type = DataType::Half;
+        problems.push_back(s);
+        SoftmaxProblem attn;
+        attn.mode = 0;
+        attn.x = shape({4, 1, 1, 100});
+        problems.push_back(attn);
+        PoolingProblem p;
+        p.x = shape({2, 8, 16, 16});
+        p.y = shape({2, 8, 8, 8});
+        p.window = p.strides = {2, 2};
+        p.pads = {0, 0};
+        problems.push_back(p);
+        p.direction = PoolingProblem::Direction::Backward;
+        problems.push_back(p);
+        PoolingProblem p3 = p;
+        p3.x = shape({2, 8, 8, 8, 8});
+        p3.y = shape({2, 8, 4, 4, 4});
+        p3.window = p3.strides = {2, 2, 2};
+        p3.pads = {0, 0, 0};
+        p3.workspace_index_mode = 1;
+        problems.push_back(p3);
+        p3.direction = PoolingProblem::Direction::Forward;
+        problems.push_back(p3);
+        p3.workspace_index_mode = 0;
+        problems.push_back(p3);  // the naive kernel
+        problems.push_back(bn(BatchNormProblem::Direction::ForwardTraining, {32, 64, 14, 14}));
+        problems.push_back(bn(BatchNormProblem::Direction::ForwardTraining, {1024, 64, 28, 28}));
+        problems.push_back(bn(BatchNormProblem::Direction::ForwardInference, {1, 64, 14, 14}, DataType::Half,
+                              DataType::Float));
+        problems.push_back(bn(BatchNormProblem::Direction::Backward, {32, 64, 14, 14}));
+        problems.push_back(bn(BatchNormProblem::Direction::Backward, {128, 128, 16, 16}, DataType::Half, DataType::Float));
+        problems.push_back(bn(BatchNormProblem::Direction::Backward, {256, 16, 512, 256}));
+        auto per_act = bn(BatchNormProblem::Direction::ForwardTraining, {16, 8, 4, 4});
+        per_act.mode = BatchNormProblem::Mode::PerActivation;
+        problems.push_back(per_act);
+        per_act.direction = BatchNormProblem::Direction::Backward;
+        problems.push_back(per_act);
+        LrnProblem l;
+        l.x = shape({2, 16, 8, 8});
+        problems.push_back(l);
+        l.mode = 0;
+        l.direction = LrnProblem::Direction::Backward;
+        problems.push_back(l);
+        for (const auto& [a_dims, b_dims] : std::vector<std::pair<std::vector<long>, std::vector<long>>>{
+                 {{8, 64, 7, 7}, {8, 64, 7, 7}}, {{8, 64, 7, 7}, {1, 64, 1, 1}}, {{8, 64, 7, 7}, {8, 64, 1, 1}},
+                 {{8, 64, 7, 7}, {1, 1, 7, 7}}}) {
+            TensorOpProblem t;
+            t.a = shape(a_dims);
+            t.b = shape(b_dims);
+            problems.push_back(t);
+        }
+    }
+    const Compiler compiler(test::toolchain(), nullptr);
+    std::set<std::string> solvers_seen;
+    for (const char* spec : {"gfx906:sramecc+:xnack-_60", "gfx90a:sramecc+:xnack-_110", "gfx1030_36"}) {
+        const Target target = parse_target(spec);
+        const PrimitiveContext ctx{target, tree.version()};
+        std::set<std::string> built;  // kdb keys
+        for (const auto& problem : problems) {
+            std::string why;
+            const PrimitiveSolver* solver = choose_primitive_solver(problem, ctx, &why);
+            ASSERT_NE(solver, nullptr) << problem_key(problem) << ": " << why;
+            solvers_seen.insert(std::string(solver->name()));
+            for (const auto& kernel : solver->kernels(problem, ctx)) {
+                if (!built.insert(kernel.file + "\n" + kernel.options).second) continue;
+                KernelBuild build;
+                build.source = *tree.kernel_source(kernel.file);
+                build.kernel_file = kernel.file;
+                build.options = kernel.options;
+                build.target = target;
+                build.kernels = kernel.symbols;
+                build.include_dirs = {tree.kernels_dir()};
+                const auto result = compiler.compile(build);
+                EXPECT_TRUE(result.ok) << build.describe() << "\n" << result.command << "\n" << result.log.substr(0, 3000);
+            }
+        }
+    }
+    // Every solver in the catalog was reached.
+    for (const auto* solver : primitive_catalog()) EXPECT_TRUE(solvers_seen.count(std::string(solver->name()))) << solver->name();
 }

@@ -35,8 +35,9 @@ static constexpr __device__ __kdbgen_block_idx blockIdx{};
 static constexpr __device__ __kdbgen_block_dim blockDim{};
 static constexpr __device__ __kdbgen_grid_dim gridDim{};
 
+// A constant expression, as in HIP 6.x (kernels size arrays and template arguments with it).
 #ifndef warpSize
-#define warpSize __builtin_amdgcn_wavefrontsize()
+#define warpSize __AMDGCN_WAVEFRONT_SIZE
 #endif
 
 __device__ inline void __syncthreads() {
@@ -146,6 +147,14 @@ KDBGEN_HIP_SHFL_FLOAT(__shfl_down, unsigned int)
 KDBGEN_HIP_SHFL_FLOAT(__shfl_up, unsigned int)
 KDBGEN_HIP_SHFL_FLOAT(__shfl_xor, int)
 #undef KDBGEN_HIP_SHFL_FLOAT
+
+// ds_swizzle with a compile-time pattern (HIP's __hip_ds_swizzle_N / __hip_ds_swizzlef_N).
+template <int pattern>
+__device__ inline int __hip_ds_swizzle_N(int src) { return __builtin_amdgcn_ds_swizzle(src, pattern); }
+template <int pattern>
+__device__ inline float __hip_ds_swizzlef_N(float src) {
+    return __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(__builtin_bit_cast(int, src), pattern));
+}
 
 // Device-wide atomics, relaxed, as HIP's atomicX functions are.
 #define KDBGEN_HIP_ATOMIC(name, builtin, T)                                                  \
