@@ -81,8 +81,12 @@ public:
     virtual ~Solver() = default;
     // The name MIOpen writes in find-dbs and perf-dbs.
     virtual std::string_view name() const = 0;
-    // GEMM solvers run rocBLAS/hipBLASLt kernels: nothing for a kdb.
+    // GEMM solvers run rocBLAS/hipBLASLt kernels: nothing for a kdb (unless they launch helpers).
     virtual bool builds_kernels() const { return true; }
+    // Why kernels() can come back empty for an applicable problem.
+    virtual std::string_view missing_kernels_reason() const {
+        return "no perf-db record and a default kdbgen cannot reproduce";
+    }
     // Whether the options copy ExecutionContext::general_compile_options,
     // so that MIOpen can ask for the kernel under more than one key.
     virtual bool uses_general_options() const { return false; }

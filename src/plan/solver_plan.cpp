@@ -170,7 +170,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                     if (kernels.empty()) {
                         // e.g. ConvAsm1x1U on gfx908 without a perf-db record: MIOpen's AI-tuned default.
                         add_coverage(entry, name, CoverageEntry::Status::NoConfiguration,
-                                     "no perf-db record and a default kdbgen cannot reproduce");
+                                     std::string(solver->missing_kernels_reason()));
                         missing = true;
                         break;
                     }

@@ -173,12 +173,56 @@ TEST(SolverApplicability, WinogradRxS) {
 }
 
 TEST(SolverCatalog, GemmSolversBuildNoKernels) {
-    for (const char* name : {"GemmFwd1x1_0_1", "GemmFwdRest", "GemmBwd1x1_stride1", "GemmWrwUniversal"}) {
+    // Pure GEMM: nothing of MIOpen's own runs.
+    for (const char* name : {"GemmFwd1x1_0_1", "GemmBwd1x1_stride1"}) {
         const auto* solver = find_solver(name);
         ASSERT_NE(solver, nullptr) << name;
         EXPECT_FALSE(solver->builds_kernels()) << name;
     }
+    // Transposes kdbgen does not reproduce: planned as "no reproducible configuration".
+    EXPECT_TRUE(keys("GemmFwd1x1_0_2", "64-56-56-1x1-256-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx906_60").empty());
     EXPECT_EQ(find_solver("ConvNoSuchSolver"), nullptr);
+}
+
+// The helper kernels GEMM solvers launch: src/ocl/utilocl.cpp:43-280 (Im2d2ColGPU), :403-500
+// (Col2Im2dGPU), src/ocl/tensorocl.cpp:1498-1560 (SetTensor); which solver runs which:
+// gemm.cpp:885-990, gemm_bwd.cpp:602-745, gemm_wrw.cpp:169-250, :357-470 (MIOpen 3.3.0; the same
+// in rocm-6.2.0). Worked by hand.
+TEST(SolverGoldenKeys, GemmHelpers) {
+    // GemmFwdRest, 3x3 over 56x56: one channel per group, 32x8 tiles -> 2 x 7 blocks,
+    // local memory (31 + 3) * (7 + 3) = 340.
+    const std::string im2col_56 =
+        " -DLOCAL_MEM_SIZE=340 -DSTRIDE_GT_1=0 -DNUM_IM_BLKS_EQ_1=0 -DUSE_IM_OFF_GUARD=1" + kFp32Block;
+    auto k = keys("GemmFwdRest", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenIm2d2Col.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Im2d2Col_v2"}));
+    EXPECT_EQ(k[0].args, im2col_56 + " -mcpu=gfx906");
+    // 7x7 output, stride 1, channels a multiple of 4: four channels per group, one block,
+    // local memory max((4*7 + 3) * 10, 4 * 34 * (1 + 3)) = 544.
+    k = keys("GemmFwdRest", "256-7-7-3x3-256-7-7-8-1x1-1x1-1x1-0-NCHW-FP16-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args, " -DLOCAL_MEM_SIZE=544 -DSTRIDE_GT_1=0 -DNUM_IM_BLKS_EQ_1=1 -DUSE_IM_OFF_GUARD=1" +
+                             kFp16Block + " -mcpu=gfx1030");
+    // GemmBwdRest: col2im into dx; 64 * 56 * 56 * 9 fits 32 bits.
+    k = keys("GemmBwdRest", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-B", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenCol2Im2d.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Col2Im2dU"}));
+    EXPECT_EQ(k[0].args, kFp32Block + " -DMIOPEN_USE_64BIT_INDEX=0 -mcpu=gfx906");
+    // GemmWrwUniversal: dw zeroed (36864 values -> 65536 work items), then im2col of x.
+    k = keys("GemmWrwUniversal", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx90a_110");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].name, "MIOpenSubTensorOpWithScalarKernel.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SubTensorOpWithScalar1d"}));
+    EXPECT_EQ(k[0].args,
+              "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET" + kFp32Block + " -DWORK_LENGTH_0=65536 -mcpu=gfx90a");
+    EXPECT_EQ(k[1].args, im2col_56 + " -mcpu=gfx90a");
+    // GemmWrw1x1_stride1: only the zeroing, 64 x 256 weights.
+    k = keys("GemmWrw1x1_stride1", "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP16-W", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET" + kFp16Block + " -DWORK_LENGTH_0=16384 -mcpu=gfx1030");
 }
 
 // End to end with a MIOpen tree: find-db planning, both key forms, coverage reasons.
