@@ -752,3 +752,35 @@ TEST(SolverGoldenKeys, ConvAsm3x3U) {
     EXPECT_FALSE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-54-54-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
     EXPECT_TRUE(applicable("ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110"));
 }
+
+// With a MIOpen tree: the GEMM helper kernels compile for gfx906, gfx90a and gfx1030.
+TEST(SolverMIOpenTree, GemmHelperKernelsCompile) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const MiopenTree tree = MiopenTree::open(src);
+    const Compiler compiler(test::toolchain(), nullptr);
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"GemmFwdRest", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F"},
+        {"GemmFwdRest", "256-7-7-3x3-256-7-7-8-1x1-1x1-1x1-0-NCHW-FP16-F"},
+        {"GemmBwdRest", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-B"},
+        {"GemmWrwUniversal", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-W"},
+        {"GemmWrw1x1_stride1", "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-W"}};
+    for (const char* spec : {"gfx906:sramecc+:xnack-_60", "gfx90a:sramecc+:xnack-_110", "gfx1030_36"}) {
+        const Target target = parse_target(spec);
+        for (const auto& [solver, key] : cases) {
+            const auto problem = parse_conv_problem_key(key);
+            const SolverContext ctx{target, tree.version(), data_type_options(ConvView{problem}), nullptr};
+            for (const auto& kernel : find_solver(solver)->kernels(ConvView{problem}, ctx)) {
+                KernelBuild build;
+                build.source = *tree.kernel_source(kernel.file);
+                build.kernel_file = kernel.file;
+                build.options = kernel.options;
+                build.target = target;
+                build.kernels = kernel.symbols;
+                build.include_dirs = {tree.kernels_dir()};
+                const auto result = compiler.compile(build);
+                EXPECT_TRUE(result.ok) << build.describe() << "\n" << result.log.substr(0, 3000);
+            }
+        }
+    }
+}
