@@ -234,19 +234,27 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
     write_file_atomic(fdb, test::bytes_of(
         "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F=ConvDirectNaiveConvFwd:0.1,0,miopenConvolutionFwdAlgoDirect;"
-        "GemmFwdRest:0.2,100,miopenConvolutionFwdAlgoGEMM;ConvMlirIgemmFwd:0.3,0,miopenConvolutionFwdAlgoImplicitGEMM\n"));
+        "GemmFwdRest:0.2,100,miopenConvolutionFwdAlgoGEMM;ConvMlirIgemmFwd:0.3,0,miopenConvolutionFwdAlgoImplicitGEMM\n"
+        "64-56-56-1x1-256-56-56-1-0x0-1x1-1x1-0-NCHW-FP32-F=GemmFwd1x1_0_1:0.1,0,miopenConvolutionFwdAlgoGEMM\n"));
     SolverPlanOptions options;
     options.tree = &tree;
     options.find_dbs = {fdb};
     const auto plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
-    ASSERT_EQ(plan.builds.size(), 2u) << "naive conv with the block once and twice";
-    const std::set<std::string> args{plan.builds[0].build.kdb_args(), plan.builds[1].build.kdb_args()};
-    EXPECT_EQ(args, (std::set<std::string>{kFp32Block + " -mcpu=gfx1030", kFp32Block + kFp32Block + " -mcpu=gfx1030"}));
-    EXPECT_EQ(plan.builds[0].build.kdb_name(), "naive_conv.cpp.o");
+    // The naive conv with the block once and twice, and GemmFwdRest's im2col helper.
+    ASSERT_EQ(plan.builds.size(), 3u);
+    std::set<std::string> naive_args, names;
+    for (const auto& b : plan.builds) {
+        names.insert(b.build.kdb_name());
+        if (b.build.kdb_name() == "naive_conv.cpp.o") naive_args.insert(b.build.kdb_args());
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"naive_conv.cpp.o", "MIOpenIm2d2Col.cl.o"}));
+    EXPECT_EQ(naive_args,
+              (std::set<std::string>{kFp32Block + " -mcpu=gfx1030", kFp32Block + kFp32Block + " -mcpu=gfx1030"}));
     std::map<std::string, CoverageEntry::Status> status;
     for (const auto& c : plan.coverage) status[c.solver] = c.status;
     EXPECT_EQ(status["ConvDirectNaiveConvFwd"], CoverageEntry::Status::Planned);
-    EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Gemm);
+    EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Planned);
+    EXPECT_EQ(status["GemmFwd1x1_0_1"], CoverageEntry::Status::Gemm);
     EXPECT_EQ(status["ConvMlirIgemmFwd"], CoverageEntry::Status::NotInCatalog);
 }
 
@@ -783,4 +791,43 @@ TEST(SolverMIOpenTree, GemmHelperKernelsCompile) {
             }
         }
     }
+}
+
+// ConvAsmBwdWrW3x3: src/solver/conv/conv_asm_dir_BwdWrW3x3.cpp:124-345 (IsValid, HeuristicInit),
+// :364-485 (IsApplicable), :487-545 (options), MIOpen 3.3.0; the same in rocm-6.2.0. Worked by hand.
+TEST(SolverGoldenKeys, ConvAsmBwdWrW3x3) {
+    // ResNet-50's 3x3 WrW (gfx906_60.HIP.fdb.txt): chunk 16 (4 channels per wave), C*K = 4096 ->
+    // 2 filters per wave and 4 images per group; 48 VGPRs.
+    auto k = keys("ConvAsmBwdWrW3x3", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv3x3wrw.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmConv3x3WrW"}));
+    EXPECT_EQ(k[0].args,
+              " -Wa,-defsym,elements_in_dword=1 -Wa,-defsym,batch_size=32 -Wa,-defsym,img_h=56 -Wa,-defsym,img_w=56 "
+              "-Wa,-defsym,input_channels=64 -Wa,-defsym,output_channels=64 -Wa,-defsym,wei_h=3 -Wa,-defsym,wei_w=3 "
+              "-Wa,-defsym,pad_h=1 -Wa,-defsym,pad_w=1 -Wa,-defsym,stride_h=1 -Wa,-defsym,stride_w=1 "
+              "-Wa,-defsym,weights_layout=0 -Wa,-defsym,reverse_weights=0 -Wa,-defsym,ROCM_METADATA_VERSION=5 "
+              "-Wa,-defsym,limit_wave_cnt=0 -Wa,-defsym,chunk_size=16 -Wa,-defsym,c_per_wave=4 "
+              "-Wa,-defsym,k_per_wave=2 -Wa,-defsym,n_per_group=4 -Wa,-defsym,pipe_lines_depth=2 "
+              "-Wa,-defsym,reverse_inout=0 -Wa,-defsym,enable_debug_output=0 -Wa,-defsym,group_counts=1 "
+              "-Wa,-defsym,k_group_size_is_power_of_two=1 -mcpu=gfx906");
+    // FP16, 3 input channels, 7x7 on gfx900: chunk 8, in/out reversed (C % 4 != 0), every row in
+    // the pipeline (7), 2 images per group (the batch); dot2 emulated, 9088 instructions.
+    k = keys("ConvAsmBwdWrW3x3", "8-7-7-3x3-3-7-7-2-1x1-1x1-1x1-0-NCHW-FP16-W", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              " -Wa,-defsym,elements_in_dword=2 -Wa,-defsym,batch_size=2 -Wa,-defsym,img_h=7 -Wa,-defsym,img_w=7 "
+              "-Wa,-defsym,input_channels=3 -Wa,-defsym,output_channels=8 -Wa,-defsym,wei_h=3 -Wa,-defsym,wei_w=3 "
+              "-Wa,-defsym,pad_h=1 -Wa,-defsym,pad_w=1 -Wa,-defsym,stride_h=1 -Wa,-defsym,stride_w=1 "
+              "-Wa,-defsym,weights_layout=0 -Wa,-defsym,reverse_weights=0 -Wa,-defsym,ROCM_METADATA_VERSION=5 "
+              "-Wa,-defsym,limit_wave_cnt=0 -Wa,-defsym,chunk_size=8 -Wa,-defsym,c_per_wave=8 "
+              "-Wa,-defsym,k_per_wave=1 -Wa,-defsym,n_per_group=2 -Wa,-defsym,pipe_lines_depth=7 "
+              "-Wa,-defsym,reverse_inout=1 -Wa,-defsym,enable_debug_output=0 -Wa,-defsym,group_counts=1 "
+              "-Wa,-defsym,k_group_size_is_power_of_two=1 -mcpu=gfx900");
+    // FP32 on gfx90a (WORKAROUND_SWDEV_330460), stride 2 on gfx9 (WORKAROUND_ISSUE_532), odd FP16 batch, gfx10.
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW3x3", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW3x3", "64-28-28-3x3-64-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-W", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW3x3", "8-7-7-3x3-3-7-7-3-1x1-1x1-1x1-0-NCHW-FP16-W", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsmBwdWrW3x3", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx1030_36"));
+    EXPECT_TRUE(applicable("ConvAsmBwdWrW3x3", "8-7-7-3x3-3-7-7-2-1x1-1x1-1x1-0-NCHW-FP16-W", "gfx900_56"));
 }
