@@ -781,6 +781,7 @@ TEST(SolverMIOpenTree, KernelsCompile) {
         {"ConvAsmBwdWrW3x3", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-W"},
         {"ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F"},
         {"ConvOclDirectFwdGen", "3-224-224-7x7-64-112-112-32-3x3-2x2-1x1-0-NCHW-FP32-F"},
+        {"ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-F"},
         {"ConvOclBwdWrW53", "1-1-1-3x3-2-3-3-16-0x0-1x1-1x1-0-NCHW-FP32-W"},
         {"ConvOclBwdWrW2<2>", "1024-13-13-3x3-1024-28-28-2-0x0-2x2-1x1-0-NCHW-FP16-W_g32"},
         {"ConvOclBwdWrW1x1", "64-28-28-1x1-32-56-56-16-0x0-2x2-1x1-0-NCHW-FP32-W"},
@@ -889,4 +890,52 @@ TEST(SolverGoldenKeys, ConvWinograd3x3MultipassWrW) {
                              d("xformy_d_size", 5) + d("xformx_f_size", 2) + d("xformy_f_size", 2) +
                              d("fdilation_w", 2) + d("fdilation_h", 2) + " -mcpu=gfx90a");
     EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+}
+
+// ConvOclDirectFwd11x11: src/solver/conv/conv_ocl_dir2D11x11.cpp:41-325 (MIOpen 3.3.0, same in
+// rocm-6.2.0). Note the two spaces after -cl-denorms-are-zero (:282). Worked by hand.
+TEST(SolverGoldenKeys, ConvOclDirectFwd11x11) {
+    const auto head = [](long c, long in, long k, long out, long n) {
+        return fmt::format(
+            " -DMLO_DIR_FORWARD=1 -DMLO_GRP_SZ=256 -DMLO_GRP_SZ0=256 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+            "-DMLO_FILTER_SIZE0=11 -DMLO_FILTER_SIZE1=11 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+            "-DMLO_FILTER_STRIDE0=4 -DMLO_FILTER_STRIDE1=4 -DSTRIDE_W=4 -DSTRIDE_H=4 -DMLO_N_OUTPUTS={} "
+            "-DMLO_N_INPUTS={} -DMLO_BATCH_SZ={} -DMLO_N_BATCH_LOOPS=1 -DMLO_OUT_BATCH_STRIDE={} "
+            "-DMLO_OUT_CHANNEL_STRIDE={} -DMLO_OUT_STRIDE={} -DMLO_IN_BATCH_STRIDE={} -DMLO_IN_CHANNEL_STRIDE={} "
+            "-DMLO_IN_STRIDE={} -DMLO_WEI_BATCH_STRIDE={} -DMLO_WEI_CHANNEL_STRIDE=121 -DMLO_IN_WIDTH={} "
+            "-DMLO_IN_HEIGHT={} -DMLO_OUT_WIDTH={} -DMLO_OUT_HEIGHT={} -DMLO_IN_TILE1=1 -DMLO_IN_TILE0=1 "
+            "-DMLO_N_LCL_BATCHS=1 -DMLO_N_LCL_OUT_MAPS=6 -DMLO_N_LCL_IN_MAPS=1 -DMLO_IN_PIX_TILE1=1 "
+            "-DMLO_IN_PIX_TILE0=1 -DMLO_OUT_PIX_TILE1=1 -DMLO_OUT_PIX_TILE0=3 -DMLO_OUT_STACKS=1 -DMLO_IN_STACKS=1 "
+            "-DMLO_N_WAVES=4 -DMLO_N_FILTER_SPLITS0=3 -DMLO_N_FILTER_SPLITS1=3 ",
+            k, c, n, k * out * out, out * out, out, c * in * in, in * in, in, c * 121, in, in, out, out);
+    };
+    const std::string tail =
+        "-DMLO_TILE_REPLICATE0=2 -DMLO_TILE_REPLICATE1=1 -DMLO_LCL_BWD_MEM_SZ=726 ";
+    // AlexNet conv1 (gfx1030_36.HIP.fdb.txt): 19-wide processing, 13-row extents, 3 rows left ->
+    // second pass with 4 images per group.
+    auto k = keys("ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-F", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenConvFwd_LxL_11.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvFwd11x11", "MIOpenCvFwd11x11_2"}));
+    EXPECT_EQ(k[0].args, head(3, 227, 96, 55, 32) +
+                             "-DMLO_PROCESSING_WIDTH=19 -DMLO_OUT_EXTENT1=13 -DMLO_LAST_OUT_EXTENT1=3 "
+                             "-DMLO_N_LCL_BATCHS_PASS2=4 " +
+                             tail +
+                             "-DMLO_N_IN_BWD_HORIZ_READS=16 -DMLO_N_IN_BWD_VERT_READS=6 -DMLO_READ_TYPE=_FLOAT10 "
+                             "-DMLO_READ_UNIT=10 -DMLO_HW_WAVE_SZ=64 -DMLO_LG2_WAVE_SZ=6 -DMLO_N_WAVES_MASK=3 "
+                             "-DMLO_CONV_BIAS=0 -cl-denorms-are-zero  " +
+                             kFp32Block + " -mcpu=gfx1030");
+    // 32x32 output, FP16 on gfx906: 11-wide, 23-row extents, 9 rows left -> second pass, 2 per group.
+    k = keys("ConvOclDirectFwd11x11", "3-135-135-11x11-64-32-32-1-0x0-4x4-1x1-0-NCHW-FP16-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args, head(3, 135, 64, 32, 1) +
+                             "-DMLO_PROCESSING_WIDTH=11 -DMLO_OUT_EXTENT1=23 -DMLO_LAST_OUT_EXTENT1=9 "
+                             "-DMLO_N_LCL_BATCHS_PASS2=2 " +
+                             tail +
+                             "-DMLO_N_IN_BWD_HORIZ_READS=10 -DMLO_N_IN_BWD_VERT_READS=9 -DMLO_READ_TYPE=_FLOAT10 "
+                             "-DMLO_READ_UNIT=10 -DMLO_HW_WAVE_SZ=64 -DMLO_LG2_WAVE_SZ=6 -DMLO_N_WAVES_MASK=3 "
+                             "-DMLO_CONV_BIAS=0 -cl-denorms-are-zero  " +
+                             kFp16Block + " -mcpu=gfx906");
+    EXPECT_FALSE(applicable("ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-B", "gfx1030_36"));
+    EXPECT_FALSE(applicable("ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-F", "gfx942_304"));
 }
