@@ -2,7 +2,8 @@
 // GEMMs, which are not MIOpen kernels and never go into a kdb. Around the
 // GEMM, MIOpen launches its own helper kernels, and those are kdb records:
 // im2col (GemmFwdRest, GemmWrwUniversal), col2im (GemmBwdRest) and the
-// zeroing of dw (GemmWrw1x1_stride1, GemmWrwUniversal). Planned from the
+// zeroing of dw (GemmWrw1x1_stride1, GemmWrwUniversal), NCHW<->CNHW transposes
+// (GemmFwd1x1_0_2; GemmBwd1x1_stride2, which zeroes dx too). Planned from the
 // find-db only (`--solvers applicable` leaves GEMM solvers out).
 //
 // MIOpen 3.3.0 (develop 2d1fd997); the helpers are the same in rocm-6.2.0:
@@ -13,8 +14,11 @@
 //   src/ocl/utilocl.cpp:39, :43-280         Im2d2ColGPU (MAX_LOCAL_MEM 65536, type size taken as 4)
 //   src/ocl/utilocl.cpp:403-500             Col2Im2dGPU
 //   src/ocl/tensorocl.cpp:44-48, :1451-1495, :1498-1560  SetTensor on a packed tensor (flattened to 1-D)
-// Not reproduced: GemmFwd1x1_0_2's and GemmBwd1x1_stride2's transposes, the 3-D
-// im2col/col2im, and INT8's extra transpose: those problems are reported.
+//   src/solver/conv/gemm.cpp:250-420        GemmFwd1x1_0_2: NCHW2CNHW(x, conv strides), CNHW2NCHW(y)
+//   src/solver/conv/gemm_bwd.cpp:223-380    GemmBwd1x1_stride2: SetTensor(dx), NCHW2CNHW(dy), CNHW2NCHW(dx, strides)
+//   src/ocl/utilocl.cpp:37-38, :760-1000    the transposes: MIOpenUtilKernels4.cl with only the
+//                                           data-type block, kernel names by variant
+// Not reproduced: 3-D im2col/col2im and INT8's extra transposes and casts: those problems are reported.
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
@@ -98,7 +102,18 @@ SolverKernel set_tensor(long n, const std::string& type_block) {
             fmt::format("-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET{} -DWORK_LENGTH_0={}", type_block, work)};
 }
 
-enum class Helpers { None, Unsupported, Im2Col, Col2Im, ZeroDw, ZeroDwIm2Col };
+// transpose_NCHW2CNHW / transpose_CNHW2NCHW's kernel name (utilocl.cpp:779-815, :913-985):
+// the vectorized V1 for FP32 without stride, else V2.
+std::string transpose_name(const char* direction, long c, long h, long w, long stride_h, long stride_w, bool fp32) {
+    if (!(stride_h == 1 && stride_w == 1 && fp32)) return fmt::format("transpose_{}_V2_2D_WG_off64", direction);
+    const long hw = h * w;
+    const int rd_blck = hw % 4 == 0 ? 4 : hw % 2 == 0 ? 2 : 1;
+    const long map_rd = hw / rd_blck * c;
+    return fmt::format("transpose_{}_V1_{}_WG_{}_off64", direction, map_rd < 64 * 4 * 64 ? "2D" : "1D",
+                       rd_blck == 1 ? std::string("float") : "float" + std::to_string(rd_blck));
+}
+
+enum class Helpers { None, Im2Col, Col2Im, ZeroDw, ZeroDwIm2Col, Transposes, ZeroDxTransposes };
 
 class GemmSolver : public Solver {
 public:
@@ -106,13 +121,13 @@ public:
     std::string_view name() const override { return name_; }
     bool builds_kernels() const override { return helpers_ != Helpers::None; }
     std::string_view missing_kernels_reason() const override {
-        return "helper kernels kdbgen does not reproduce (transposes, 3-D im2col/col2im, INT8)";
+        return "helper kernels kdbgen does not reproduce (3-D im2col/col2im, INT8 casts)";
     }
     bool applicable(const ConvView&, const SolverContext&, std::string* why) const override {
         return reject(why, "GEMM solvers are planned from the find-db only");
     }
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext&) const override {
-        if (helpers_ == Helpers::Unsupported || p.IsInt8() || !p.Is2d()) return {};
+        if (p.IsInt8() || !p.Is2d()) return {};
         const std::string types = data_type_options(p);
         const long weights = p.GetOutChannels() / p.GetGroupCount() * p.GetInChannels() * p.GetWeightsHeight() *
                              p.GetWeightsWidth();
@@ -139,6 +154,26 @@ public:
                          {"Col2Im2dU"},
                          fmt::format("{} -DMIOPEN_USE_64BIT_INDEX={}", types, ch_offset_max > 0xffffffffULL ? 1 : 0)}};
             }
+            case Helpers::Transposes: {
+                // Forward: x (the problem's in) to CNHW with the conv strides, y (its out) back.
+                return {{"MIOpenUtilKernels4.cl",
+                         {transpose_name("NCHW2CNHW", p.GetInChannels(), p.GetInHeight(), p.GetInWidth(),
+                                         p.GetKernelStrideH(), p.GetKernelStrideW(), p.IsFp32()),
+                          transpose_name("CNHW2NCHW", p.GetOutChannels(), p.GetOutHeight(), p.GetOutWidth(), 1, 1,
+                                         p.IsFp32())},
+                         types}};
+            }
+            case Helpers::ZeroDxTransposes: {
+                // Backward data: dy (the problem's in) to CNHW, the result back into dx with the strides.
+                const long dx = p.GetBatchSize() * p.GetOutChannels() * p.GetOutHeight() * p.GetOutWidth();
+                return {set_tensor(dx, types),
+                        {"MIOpenUtilKernels4.cl",
+                         {transpose_name("NCHW2CNHW", p.GetInChannels(), p.GetInHeight(), p.GetInWidth(), 1, 1,
+                                         p.IsFp32()),
+                          transpose_name("CNHW2NCHW", p.GetOutChannels(), p.GetInHeight(), p.GetInWidth(),
+                                         p.GetKernelStrideH(), p.GetKernelStrideW(), p.IsFp32())},
+                         types}};
+            }
             default: return {};
         }
     }
@@ -150,9 +185,9 @@ private:
 
 const bool registered = [] {
     const std::pair<const char*, Helpers> solvers[] = {
-        {"GemmFwd1x1_0_1", Helpers::None},         {"GemmFwd1x1_0_2", Helpers::Unsupported},
+        {"GemmFwd1x1_0_1", Helpers::None},         {"GemmFwd1x1_0_2", Helpers::Transposes},
         {"GemmFwdRest", Helpers::Im2Col},          {"GemmBwd1x1_stride1", Helpers::None},
-        {"GemmBwd1x1_stride2", Helpers::Unsupported}, {"GemmBwdRest", Helpers::Col2Im},
+        {"GemmBwd1x1_stride2", Helpers::ZeroDxTransposes}, {"GemmBwdRest", Helpers::Col2Im},
         {"GemmWrw1x1_stride1", Helpers::ZeroDw},   {"GemmWrwUniversal", Helpers::ZeroDwIm2Col}};
     for (const auto& [name, helpers] : solvers) register_solver(std::make_unique<GemmSolver>(name, helpers));
     return true;
