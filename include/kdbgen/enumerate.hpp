@@ -127,6 +127,8 @@ struct LrnProblem {
 };
 
 struct TensorOpProblem {
+    // miopenOpTensor (C = op(A, B)), or miopenSetTensor / miopenScaleTensor on A.
+    enum class Routine { OpTensor, SetTensor, ScaleTensor } routine = Routine::OpTensor;
     int op = 0;  // miopenTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3
     TensorShape a, b;
     DataType data_type = DataType::Float;

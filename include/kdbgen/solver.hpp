@@ -127,6 +127,11 @@ std::string data_type_options(const ConvView& problem);
 // GenerateFor(OpenCL) spells it: "-DMIOPEN_USE_FP16=0 ... -DMIOPEN_FP8_CLIPPING=1", no leading space.
 std::string data_type_defines(DataType type);
 
+// SetTensor / ScaleTensor on a packed tensor of `elements` values (src/ocl/tensorocl.cpp:44-48,
+// :1451-1495, :1498-1560, :1651-1720, MIOpen 3.3.0): MIOpenSubTensorOpWithScalarKernel.cl over
+// the tensor flattened to one dimension of min(2^ceil(log2 n), 65536) work items.
+SolverKernel sub_tensor_op_with_scalar(bool multiply, long elements, DataType type);
+
 // KernelBuildParameters::GenerateFor (src/kernel_build_params.cpp:36-82):
 // "-D<name>=<value>" for OpenCL and HIP, "-Wa,-defsym,<name>=<value>" for assembly.
 std::string generate_defines(const std::vector<std::pair<std::string, std::string>>& defines, std::string_view prefix);

@@ -133,6 +133,12 @@ const std::vector<FlagSpec> kLrnFlags = {
     {"iter", 'i', "10"}, {"verify", 'V', "1"}, {"time", 't', "0"}, {"wall", 'w', "0"}, {"back", 'b', "1"},
     {"printconv", 'P', "1"}, {"mode", 'm', "within"},
 };
+// driver/tensorop_driver.hpp:133-158 (MIOpen 3.3.0).
+const std::vector<FlagSpec> kTensorOpFlags = {
+    {"forw", 'F', "1"}, {"batchsize", 'n', "64"}, {"in_channels", 'c', "3"}, {"in_h", 'H', "32"},
+    {"in_w", 'W', "32"}, {"alpha1", 'A', "1"}, {"alpha2", 'B', "1"}, {"beta", 'G', "0"}, {"iter", 'i', "10"},
+    {"verify", 'V', "1"}, {"time", 't', "0"}, {"wall", 'w', "0"}, {"tensor_op", 'o', "0"}, {"tensor_val", 'v', "1"},
+};
 
 }  // namespace
 
@@ -398,6 +404,21 @@ std::vector<Problem> parse_lrn(const std::string& command, const std::vector<std
     return out;
 }
 
+// tensorop: -o 0 SetTensor, 1 ScaleTensor, 2-5 OpTensor add/mul/min/max, on three
+// n x c x H x W tensors (tensorop_driver.hpp:119-128, :148-153).
+std::vector<Problem> parse_tensorop(const std::string& command, const std::vector<std::string>& tokens) {
+    const Flags f(command, kTensorOpFlags, tokens);
+    TensorOpProblem p;
+    p.data_type = command == "tensoropfp16" ? DataType::Half : DataType::Float;
+    p.a = p.b = TensorShape{{f.positive("batchsize"), f.positive("in_channels"), f.positive("in_h"), f.positive("in_w")}};
+    const long op = f.integer("tensor_op");
+    if (op < 0 || op > 5) throw InputError(fmt::format("MIOpenDriver {}: --tensor_op {} is not 0..5", command, op));
+    if (op == 0) p.routine = TensorOpProblem::Routine::SetTensor;
+    else if (op == 1) p.routine = TensorOpProblem::Routine::ScaleTensor;
+    else p.op = static_cast<int>(op - 2);
+    return {p};
+}
+
 }  // namespace
 
 std::vector<Problem> parse_driver_command(std::string_view command_line) {
@@ -413,8 +434,10 @@ std::vector<Problem> parse_driver_command(std::string_view command_line) {
     if (command == "activ" || command == "activfp16") return parse_activ(command, tokens);
     if (command == "softmax" || command == "softmaxfp16") return parse_softmax(command, tokens);
     if (command == "lrn" || command == "lrnfp16") return parse_lrn(command, tokens);
+    if (command == "tensorop" || command == "tensoropfp16") return parse_tensorop(command, tokens);
     throw InputError(fmt::format("unsupported MIOpenDriver command '{}' (kdbgen reads conv, convfp16, convbfp16, "
-                                 "convint8, bnorm*, pool, poolfp16, activ, activfp16, softmax, softmaxfp16, lrn, lrnfp16)",
+                                 "convint8, bnorm*, pool, poolfp16, activ, activfp16, softmax, softmaxfp16, lrn, lrnfp16, "
+                                 "tensorop, tensoropfp16)",
                                  command));
 }
 

@@ -268,6 +268,9 @@ std::string LrnProblem::key() const {
 }
 
 std::string TensorOpProblem::key() const {
+    if (routine != Routine::OpTensor)
+        return fmt::format("{}-a{}-{}", routine == Routine::SetTensor ? "settensor" : "scaletensor", x_joined(a.dims),
+                           key_name(data_type));
     return fmt::format("optensor-op{}-a{}-b{}-{}", op, x_joined(a.dims), x_joined(b.dims), key_name(data_type));
 }
 

@@ -115,6 +115,16 @@ std::string data_type_options(const ConvView& problem) {
     return " " + type_block(problem.IsFp16(), problem.IsFp32(), problem.IsInt8(), problem.IsBfp16(), false);
 }
 
+SolverKernel sub_tensor_op_with_scalar(bool multiply, long elements, DataType type) {
+    std::size_t work = 1;
+    while (work < static_cast<std::size_t>(elements)) work *= 2;
+    if (work > 65536) work = 65536;
+    return {"MIOpenSubTensorOpWithScalarKernel.cl",
+            {"SubTensorOpWithScalar1d"},
+            "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_" + std::string(multiply ? "MULTIPLY" : "SET") + " " +
+                data_type_defines(type) + " -DWORK_LENGTH_0=" + std::to_string(work)};
+}
+
 std::string data_type_defines(DataType type) {
     return type_block(type == DataType::Half, type == DataType::Float, type == DataType::Int8,
                       type == DataType::BFloat16, type == DataType::Int32);

@@ -183,6 +183,11 @@ TEST(DriverLog, PrimitiveNetworkConfigs) {
     EXPECT_EQ(parse_driver_command("pool -W 1x8x4x4 -y 2 -x 2 -v 2 -u 2 -m avg").size(), 2u);
     EXPECT_EQ(key("lrn -A 0.0001 -B 0.75 -F 1 -H 27 -K 2 -N 5 -W 27 -c 96 -m 1 -n 128"),
               "lrn-fwd-mode1-n5-a0.0001-b0.75-k2-128x96x27x27-FP32");
+    // tensorop (driver/tensorop_driver.hpp:148-153): 0 SetTensor, 1 ScaleTensor, 2-5 OpTensor add..max.
+    EXPECT_EQ(key("tensorop -n 2 -c 8 -H 4 -W 4 -o 0"), "settensor-a2x8x4x4-FP32");
+    EXPECT_EQ(key("tensoropfp16 -n 2 -c 8 -H 4 -W 4 -o 3"), "optensor-op1-a2x8x4x4-b2x8x4x4-FP16");
+    EXPECT_NE(test::input_error_of([] { parse_driver_command("tensorop -o 7"); }).find("--tensor_op 7"),
+              std::string::npos);
 }
 
 TEST(DriverLog, ReadsLinesOutOfALogAndDeduplicates) {

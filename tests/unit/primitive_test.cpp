@@ -557,6 +557,26 @@ TEST(PrimitiveGoldenKeys, TensorOp) {
     EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Op4dTensorGeneric"}));
     EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=float -DMAX_NUM_WG=4096 " + kFp32Defines +
                              " -DMIOPEN_TENSOR_OP=miopenMax -DUSE_4D_TENSOR_GENERIC -mcpu=gfx906");
+    // MIOpenDriver tensorop lines (driver/tensorop_driver.hpp:148-153): -o 0 SetTensor, 1 ScaleTensor,
+    // 2-5 OpTensor. Set/Scale: tensorocl.cpp:1498-1560, :1651-1720; 6422528 values -> 65536 work items,
+    // 105 -> 128.
+    k = keys(parse_driver_command("tensorop -n 32 -c 64 -H 56 -W 56 -o 1").at(0), "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "ScaleTensor");
+    EXPECT_EQ(k[0].name, "MIOpenSubTensorOpWithScalarKernel.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"SubTensorOpWithScalar1d"}));
+    EXPECT_EQ(k[0].args, "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_MULTIPLY " + kFp32Defines +
+                             " -DWORK_LENGTH_0=65536 -mcpu=gfx906");
+    k = keys(parse_driver_command("tensoropfp16 -n 1 -c 3 -H 5 -W 7 -o 0").at(0), "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "SetTensor");
+    EXPECT_EQ(k[0].args, "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET " + kFp16Defines +
+                             " -DWORK_LENGTH_0=128 -mcpu=gfx1030");
+    k = keys(parse_driver_command("tensorop -n 8 -c 64 -H 7 -W 7 -o 5").at(0), "gfx90a_110");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"Op4dTensorLite"}));
+    EXPECT_EQ(k[0].args, " -DMIOPEN_TYPE=float -DMAX_NUM_WG=4096 " + kFp32Defines +
+                             " -DMIOPEN_TENSOR_OP=miopenMax -DUSE_4D_TENSOR_LITE -DRD_BLCK=4 -DREAD_TYPE=float4"
+                             " -mcpu=gfx90a");
     // 5-D (3-D U-Net's skip connections) is OpTensorOther: not in the catalog yet.
     EXPECT_TRUE(keys(op(0, {1, 8, 4, 4, 4}, {1, 8, 4, 4, 4}), "gfx906_60")[0].solver.starts_with("none"));
 }
@@ -631,6 +651,8 @@ TEST(PrimitiveMIOpenTree, EverySolversKernelsCompile) {
             t.b = shape(b_dims);
             problems.push_back(t);
         }
+        problems.push_back(parse_driver_command("tensorop -n 2 -c 8 -H 4 -W 4 -o 0").at(0));
+        problems.push_back(parse_driver_command("tensoropfp16 -n 2 -c 8 -H 4 -W 4 -o 1").at(0));
     }
     const Compiler compiler(test::toolchain(), nullptr);
     std::set<std::string> solvers_seen;

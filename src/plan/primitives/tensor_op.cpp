@@ -1,7 +1,9 @@
 // Tensor ops (OpTensor: C = op(alpha0 * A, alpha1 * B) + beta * C) on 4-D
 // tensors: MIOpen's OpTensor4d picks one of six kernels of
 // MIOpenTensorKernels.cl from B's broadcast pattern. 3-D and 5-D tensors
-// (OpTensor3d, OpTensorOther) are not in kdbgen's catalog yet.
+// (OpTensor3d, OpTensorOther) are not in kdbgen's catalog yet. SetTensor and
+// ScaleTensor (any rank: packed tensors flatten to one dimension) run
+// MIOpenSubTensorOpWithScalarKernel.cl; src/ocl/tensorocl.cpp:1498-1720.
 //
 // MIOpen 3.3.0 (develop 2d1fd997), src/ocl/tensorocl.cpp (same in rocm-6.2.0):
 //   :88-107   CreateBitmapAndGrid;  :109-119 IsBitmapLeadingOnes
@@ -39,6 +41,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const TensorOpProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (p.routine != TensorOpProblem::Routine::OpTensor) return reject(why, "SetTensor/ScaleTensor");
         if (p.a.dims.size() != 4 || p.b.dims.size() != 4) return reject(why, "not 4-D (OpTensor3d/OpTensorOther)");
         for (std::size_t i = 0; i < 4; ++i)
             if (p.b.dims[i] != 1 && p.b.dims[i] != p.a.dims[i]) return reject(why, "B does not broadcast to A");
@@ -79,8 +82,28 @@ public:
     }
 };
 
+template <TensorOpProblem::Routine R>
+class TensorWithScalar : public PrimitiveSolverFor<TensorOpProblem> {
+public:
+    std::string_view name() const override { return R == TensorOpProblem::Routine::SetTensor ? "SetTensor" : "ScaleTensor"; }
+    std::string_view kind() const override { return "tensorop"; }
+    int order() const override { return 0; }
+    using PrimitiveSolverFor::applicable;
+    using PrimitiveSolverFor::kernels;
+    bool applicable(const TensorOpProblem& p, const PrimitiveContext&, std::string* why) const override {
+        return p.routine == R || reject(why, "another tensor routine");
+    }
+    std::vector<SolverKernel> kernels(const TensorOpProblem& p, const PrimitiveContext&) const override {
+        return {sub_tensor_op_with_scalar(R == TensorOpProblem::Routine::ScaleTensor, p.a.elements(), p.data_type)};
+    }
+};
+using SetTensor = TensorWithScalar<TensorOpProblem::Routine::SetTensor>;
+using ScaleTensor = TensorWithScalar<TensorOpProblem::Routine::ScaleTensor>;
+
 }  // namespace
 
 KDBGEN_REGISTER_PRIMITIVE_SOLVER(OpTensor4d)
+KDBGEN_REGISTER_PRIMITIVE_SOLVER(SetTensor)
+KDBGEN_REGISTER_PRIMITIVE_SOLVER(ScaleTensor)
 
 }  // namespace kdbgen

@@ -31,6 +31,10 @@ namespace {
 
 constexpr int kMaxLocalMem = 65536;
 
+DataType data_type(const ConvView& p) {
+    return p.IsFp16() ? DataType::Half : p.IsBfp16() ? DataType::BFloat16 : DataType::Float;
+}
+
 // Im2d2ColGPU's build options (utilocl.cpp:99-240).
 std::string im2col_options(long c, long in_h, long in_w, long wei_h, long wei_w, long out_h, long out_w, long stride_h,
                            long stride_w, long dil_h, long dil_w, const std::string& type_block) {
@@ -91,17 +95,6 @@ std::string im2col_options(long c, long in_h, long in_w, long wei_h, long wei_w,
     return params;
 }
 
-// SetTensor(desc, 0) of a packed tensor of n elements: one dimension of
-// min(2^ceil(log2 n), 65536) work items (get_worker_sizes).
-SolverKernel set_tensor(long n, const std::string& type_block) {
-    std::size_t work = 1;
-    while (work < static_cast<std::size_t>(n)) work *= 2;
-    if (work > 65536) work = 65536;
-    return {"MIOpenSubTensorOpWithScalarKernel.cl",
-            {"SubTensorOpWithScalar1d"},
-            fmt::format("-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET{} -DWORK_LENGTH_0={}", type_block, work)};
-}
-
 // transpose_NCHW2CNHW / transpose_CNHW2NCHW's kernel name (utilocl.cpp:779-815, :913-985):
 // the vectorized V1 for FP32 without stride, else V2.
 std::string transpose_name(const char* direction, long c, long h, long w, long stride_h, long stride_w, bool fp32) {
@@ -144,8 +137,8 @@ public:
         };
         switch (helpers_) {
             case Helpers::Im2Col: return {im2col_of_x(true)};
-            case Helpers::ZeroDw: return {set_tensor(weights, types)};
-            case Helpers::ZeroDwIm2Col: return {set_tensor(weights, types), im2col_of_x(false)};
+            case Helpers::ZeroDw: return {sub_tensor_op_with_scalar(false, weights, data_type(p))};
+            case Helpers::ZeroDwIm2Col: return {sub_tensor_op_with_scalar(false, weights, data_type(p)), im2col_of_x(false)};
             case Helpers::Col2Im: {
                 // Backward data: dy is the problem's in, dx its out.
                 const unsigned long long ch_offset_max = 1ULL * p.GetOutChannels() * p.GetInHeight() * p.GetInWidth() *
@@ -166,7 +159,7 @@ public:
             case Helpers::ZeroDxTransposes: {
                 // Backward data: dy (the problem's in) to CNHW, the result back into dx with the strides.
                 const long dx = p.GetBatchSize() * p.GetOutChannels() * p.GetOutHeight() * p.GetOutWidth();
-                return {set_tensor(dx, types),
+                return {sub_tensor_op_with_scalar(false, dx, data_type(p)),
                         {"MIOpenUtilKernels4.cl",
                          {transpose_name("NCHW2CNHW", p.GetInChannels(), p.GetInHeight(), p.GetInWidth(), 1, 1,
                                          p.IsFp32()),
