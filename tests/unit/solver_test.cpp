@@ -802,6 +802,8 @@ TEST(SolverMIOpenTree, KernelsCompile) {
         {"ConvAsm3x3U", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F"},
         {"ConvOclDirectFwdGen", "3-224-224-7x7-64-112-112-32-3x3-2x2-1x1-0-NCHW-FP32-F"},
         {"ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-F"},
+        {"ConvAsm1x1UV2", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F"},
+        {"ConvAsm1x1UV2", "512-28-28-1x1-256-56-56-16-0x0-2x2-1x1-0-NCHW-FP32-B"},
         {"ConvOclBwdWrW53", "1-1-1-3x3-2-3-3-16-0x0-1x1-1x1-0-NCHW-FP32-W"},
         {"ConvOclBwdWrW2<2>", "1024-13-13-3x3-1024-28-28-2-0x0-2x2-1x1-0-NCHW-FP16-W_g32"},
         {"ConvOclBwdWrW1x1", "64-28-28-1x1-32-56-56-16-0x0-2x2-1x1-0-NCHW-FP32-W"},
@@ -958,4 +960,49 @@ TEST(SolverGoldenKeys, ConvOclDirectFwd11x11) {
                              kFp16Block + " -mcpu=gfx906");
     EXPECT_FALSE(applicable("ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-B", "gfx1030_36"));
     EXPECT_FALSE(applicable("ConvOclDirectFwd11x11", "3-227-227-11x11-96-55-55-32-0x0-4x4-1x1-0-NCHW-FP32-F", "gfx942_304"));
+}
+
+// ConvAsm1x1UV2: src/solver/conv/conv_asm_1x1u_stride2.cpp:95-175 (config_helper, buff_info),
+// :330-445 (IsValid, HeuristicInit), :460-742 (IsApplicable, options), MIOpen 3.3.0; the same in
+// rocm-6.2.0. Worked by hand.
+TEST(SolverGoldenKeys, ConvAsm1x1UV2) {
+    const auto d = [](const char* name, long long v) { return fmt::format(" -Wa,-defsym,{}={}", name, v); };
+    const auto tuning = d("ROCM_METADATA_VERSION", 5) + d("chunk_size", 16) + d("dwords_per_ld", 1) + d("k_mult", 8) +
+                        d("c_mult", 2) + d("n_mult", 1) + d("w_mult", 1) + d("h_mult", 1) + d("h_per_chunk", 4) +
+                        d("waves_k_in_group", 1) + d("waves_c_in_group", 1);
+    // ResNet-50's stride-2 projection forward: C 256 -> c_mult 2, k_mult 8 (k_check is 0 forward, :407-412).
+    auto k = keys("ConvAsm1x1UV2", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv1x1u_stride2.s.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"miopenGcnAsmConv1x1U_stride2"}));
+    EXPECT_EQ(k[0].args,
+              d("stride_h", 2) + d("stride_w", 2) + d("idilation_h", 1) + d("idilation_w", 1) + d("img_h", 56) +
+                  d("img_w", 56) + d("out_h", 28) + d("out_w", 28) + d("batch_size", 32) + d("input_channels", 256) +
+                  d("output_channels", 512) + d("wei_h", 1) + d("wei_w", 1) + d("pad_h", 0) + d("pad_w", 0) +
+                  d("weights_layout", 0) + d("vec_c_in", 1) + d("vec_k_out", 1) + d("vec_c_filter", 1) +
+                  d("acc_type", 1) + d("buf_type", 1) + d("input_n_stride", 3211264) + d("input_c_stride", 12544) +
+                  d("input_h_stride", 224) + d("input_w_stride", 4) + d("output_n_stride", 1605632) +
+                  d("output_k_stride", 3136) + d("output_h_stride", 112) + d("output_w_stride", 4) +
+                  d("filter_k_stride", 1024) + d("filter_c_stride", 4) + d("filter_h_stride", 4) +
+                  d("filter_w_stride", 4) + d("input_buffer_size", 102760448) + d("filter_buffer_size", 524288) +
+                  d("output_buffer_size", 51380224) + tuning + " -mcpu=gfx906");
+    // Backward data on gfx900: stride 1 with input dilation 2, CNHW filter strides, weights_layout 1.
+    k = keys("ConvAsm1x1UV2", "512-28-28-1x1-256-56-56-16-0x0-2x2-1x1-0-NCHW-FP32-B", "gfx900_56");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              d("stride_h", 1) + d("stride_w", 1) + d("idilation_h", 2) + d("idilation_w", 2) + d("img_h", 28) +
+                  d("img_w", 28) + d("out_h", 56) + d("out_w", 56) + d("batch_size", 16) + d("input_channels", 512) +
+                  d("output_channels", 256) + d("wei_h", 1) + d("wei_w", 1) + d("pad_h", 0) + d("pad_w", 0) +
+                  d("weights_layout", 1) + d("vec_c_in", 1) + d("vec_k_out", 1) + d("vec_c_filter", 1) +
+                  d("acc_type", 1) + d("buf_type", 1) + d("input_n_stride", 1605632) + d("input_c_stride", 3136) +
+                  d("input_h_stride", 112) + d("input_w_stride", 4) + d("output_n_stride", 3211264) +
+                  d("output_k_stride", 12544) + d("output_h_stride", 224) + d("output_w_stride", 4) +
+                  d("filter_k_stride", 4) + d("filter_c_stride", 1024) + d("filter_h_stride", 4) +
+                  d("filter_w_stride", 4) + d("input_buffer_size", 25690112) + d("filter_buffer_size", 524288) +
+                  d("output_buffer_size", 51380224) + tuning + " -mcpu=gfx900");
+    // Stride 1 is ConvAsm1x1U's; FP16 and gfx10 are not supported.
+    EXPECT_FALSE(applicable("ConvAsm1x1UV2", "256-56-56-1x1-512-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsm1x1UV2", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP16-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvAsm1x1UV2", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
+    EXPECT_TRUE(applicable("ConvAsm1x1UV2", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx90a_110"));
 }
