@@ -342,6 +342,18 @@ std::vector<Problem> parse_pool(const std::string& command, const std::vector<st
     return out;
 }
 
+// activ, softmax: --forw 0 runs both directions, 1 forward only, 2 backward only.
+template <typename P>
+std::vector<Problem> forward_and_or_backward(P p, long forw) {
+    std::vector<Problem> out;
+    if (forw == 0 || forw == 1) out.push_back(p);
+    if (forw == 0 || forw == 2) {
+        p.direction = P::Direction::Backward;
+        out.push_back(p);
+    }
+    return out;
+}
+
 std::vector<Problem> parse_activ(const std::string& command, const std::vector<std::string>& tokens) {
     const Flags f(command, kActivFlags, tokens);
     ActivationProblem p;
@@ -349,14 +361,7 @@ std::vector<Problem> parse_activ(const std::string& command, const std::vector<s
     p.x = nchw(f);
     p.mode = static_cast<int>(f.integer("mode"));
     if (p.mode < 0 || p.mode > 9) throw InputError(fmt::format("MIOpenDriver {}: --mode {} is not 0..9", command, p.mode));
-    const long forw = f.integer("forw");
-    std::vector<Problem> out;
-    if (forw == 0 || forw == 1) out.push_back(p);
-    if (forw == 0 || forw == 2) {
-        p.direction = ActivationProblem::Direction::Backward;
-        out.push_back(p);
-    }
-    return out;
+    return forward_and_or_backward(p, f.integer("forw"));
 }
 
 std::vector<Problem> parse_softmax(const std::string& command, const std::vector<std::string>& tokens) {
@@ -370,14 +375,7 @@ std::vector<Problem> parse_softmax(const std::string& command, const std::vector
     p.beta = static_cast<float>(f.real("beta"));
     if (p.algorithm < 0 || p.algorithm > 2 || p.mode < 0 || p.mode > 1)
         throw InputError(fmt::format("MIOpenDriver {}: --algorithm {} / --mode {} out of range", command, p.algorithm, p.mode));
-    const long forw = f.integer("forw");
-    std::vector<Problem> out;
-    if (forw == 0 || forw == 1) out.push_back(p);
-    if (forw == 0 || forw == 2) {
-        p.direction = SoftmaxProblem::Direction::Backward;
-        out.push_back(p);
-    }
-    return out;
+    return forward_and_or_backward(p, f.integer("forw"));
 }
 
 std::vector<Problem> parse_lrn(const std::string& command, const std::vector<std::string>& tokens) {

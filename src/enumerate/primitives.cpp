@@ -41,8 +41,12 @@ std::string_view c_type_name(DataType type) {
 }
 
 // The "fp16..fmix" run every batchnorm config has.
+bool half_data_float_params(const BatchNormProblem& p) {
+    return p.data_type == DataType::Half && p.param_type == DataType::Float;
+}
+
 std::string bn_type_flags(const BatchNormProblem& p) {
-    const bool mix = p.data_type == DataType::Half && p.param_type == DataType::Float;
+    const bool mix = half_data_float_params(p);
     return fmt::format("fp16{}fp32{}fp64{}fbf16{}fmix{}", flag(p.data_type == DataType::Half),
                        flag(p.data_type == DataType::Float), flag(p.data_type == DataType::Double),
                        flag(p.data_type == DataType::BFloat16), flag(mix));
@@ -60,9 +64,14 @@ void set_multipass_geometry(long c, unsigned in_cstride, std::size_t& xlocalsize
     ldsgcn = static_cast<unsigned>(ylocalsize / 64);
 }
 
+// MIOpen's in_cstride: the elements of one channel of one image (H x W, or D x H x W).
+unsigned channel_stride(const BatchNormProblem& p) {
+    return static_cast<unsigned>(p.x.elements() / (p.x.n() * p.x.c()));
+}
+
 std::string bn_forward_training(const BatchNormProblem& p) {
     const long n = p.x.n(), c = p.x.c();
-    const unsigned in_cstride = static_cast<unsigned>(p.x.elements() / (n * c));
+    const unsigned in_cstride = channel_stride(p);
     const unsigned in_nhw = static_cast<unsigned>(n) * in_cstride;
     std::ostringstream ss;
     std::size_t xlocalsize = 1024;
@@ -70,7 +79,7 @@ std::string bn_forward_training(const BatchNormProblem& p) {
     std::size_t ylocalsize = 1;
     std::size_t xgridsize = static_cast<std::size_t>(c) * xlocalsize;
     std::size_t ygridsize = 1;
-    const bool bfpmixparm = p.data_type == DataType::Half && p.param_type == DataType::Float;
+    const bool bfpmixparm = half_data_float_params(p);
     if (p.mode == BatchNormProblem::Mode::Spatial) {
         bool single = true;
         int variant = 1;
@@ -108,16 +117,16 @@ std::string bn_forward_training(const BatchNormProblem& p) {
 }
 
 std::string bn_forward_inference(const BatchNormProblem& p) {
-    const unsigned in_cstride = static_cast<unsigned>(p.x.elements() / (p.x.n() * p.x.c()));
+    const unsigned in_cstride = channel_stride(p);
     return fmt::format("{}mode{}HWdims{}C{}layout{}", bn_type_flags(p), static_cast<int>(p.mode), in_cstride,
                        p.x.c(), p.layout);
 }
 
 std::string bn_backward(const BatchNormProblem& p) {
     const long n = p.x.n(), c = p.x.c();
-    const unsigned in_cstride = static_cast<unsigned>(p.x.elements() / (n * c));
+    const unsigned in_cstride = channel_stride(p);
     const unsigned in_nhw = static_cast<unsigned>(n) * in_cstride;
-    const bool bfpmixparm = p.data_type == DataType::Half && p.param_type == DataType::Float;
+    const bool bfpmixparm = half_data_float_params(p);
     std::size_t xlocalsize = 1, ylocalsize = 1, xgridsize = 1, ygridsize = 1;
     std::ostringstream ss;
     if (p.mode == BatchNormProblem::Mode::Spatial) {
