@@ -49,6 +49,8 @@ ConvProblem parse_conv_problem_key(std::string_view key);
 enum class DataType : int { Half = 0, Float = 1, Int32 = 2, Int8 = 3, BFloat16 = 5, Double = 6 };
 // The names in problem keys (GetDataTypeName): FP16, FP32, INT32, INT8, BF16, FP64.
 std::string_view key_name(DataType type);
+// The C type names of datatype.hpp GetDataType: float, half, bfloat16, int8_t, int, double.
+std::string_view c_type_name(DataType type);
 // "FP32", "fp32", "float", "FP16", "half", "BF16", "bfloat16", "INT8": throws InputError otherwise.
 DataType parse_data_type(std::string_view name);
 

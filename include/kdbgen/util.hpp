@@ -2,6 +2,7 @@
 // strings. Everything here is deterministic and thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -76,6 +77,19 @@ bool starts_with(std::string_view text, std::string_view prefix);
 std::string to_lower(std::string_view text);
 // Parses a whole decimal integer or returns nullopt (no partial parses).
 std::optional<long long> parse_int(std::string_view text);
+// Exactly N comma-separated integers (a perf-db config's layout), or nullopt.
+template <std::size_t N>
+std::optional<std::array<int, N>> parse_int_fields(std::string_view text) {
+    const auto parts = split(text, ',');
+    if (parts.size() != N) return std::nullopt;
+    std::array<int, N> values{};
+    for (std::size_t i = 0; i < N; ++i) {
+        const auto value = parse_int(parts[i]);
+        if (!value) return std::nullopt;
+        values[i] = static_cast<int>(*value);
+    }
+    return values;
+}
 std::string human_bytes(std::uint64_t bytes);
 
 }  // namespace kdbgen

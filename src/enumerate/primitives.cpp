@@ -27,18 +27,6 @@ std::string x_joined(const std::vector<long>& values) {
 
 int flag(bool value) { return value ? 1 : 0; }
 
-// The spellings of datatype.hpp GetDataType, used by the softmax config.
-std::string_view c_type_name(DataType type) {
-    switch (type) {
-        case DataType::Float: return "float";
-        case DataType::Half: return "half";
-        case DataType::BFloat16: return "bfloat16";
-        case DataType::Int8: return "int8_t";
-        case DataType::Int32: return "int";
-        case DataType::Double: return "double";
-    }
-    return "?";
-}
 
 // The "fp16..fmix" run every batchnorm config has.
 bool half_data_float_params(const BatchNormProblem& p) {
@@ -182,6 +170,18 @@ std::string bn_backward(const BatchNormProblem& p) {
 }
 
 }  // namespace
+
+std::string_view c_type_name(DataType type) {
+    switch (type) {
+        case DataType::Float: return "float";
+        case DataType::Half: return "half";
+        case DataType::BFloat16: return "bfloat16";
+        case DataType::Int8: return "int8_t";
+        case DataType::Int32: return "int";
+        case DataType::Double: return "double";
+    }
+    return "?";
+}
 
 std::string_view key_name(DataType type) {
     switch (type) {

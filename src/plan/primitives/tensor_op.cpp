@@ -21,18 +21,6 @@ namespace kdbgen {
 
 namespace {
 
-const char* type_name(DataType t) {
-    switch (t) {
-        case DataType::Float: return "float";
-        case DataType::Half: return "half";
-        case DataType::BFloat16: return "bfloat16";
-        case DataType::Int8: return "int8_t";
-        case DataType::Int32: return "int";
-        case DataType::Double: return "double";
-    }
-    return "?";
-}
-
 class OpTensor4d : public PrimitiveSolverFor<TensorOpProblem> {
 public:
     std::string_view name() const override { return "OpTensor4d"; }
@@ -59,7 +47,7 @@ public:
         bool leading_ones = true;
         for (int i = d - 2; i >= 0; --i) leading_ones = leading_ones && (bitmap & (1u << (4 - 1 - i))) != 0;
         static constexpr const char* kOps[] = {"miopenAdd", "miopenMul", "miopenMin", "miopenMax"};
-        std::string o = fmt::format(" -DMIOPEN_TYPE={} -DMAX_NUM_WG=4096 {} -DMIOPEN_TENSOR_OP={}", type_name(p.data_type),
+        std::string o = fmt::format(" -DMIOPEN_TYPE={} -DMAX_NUM_WG=4096 {} -DMIOPEN_TENSOR_OP={}", c_type_name(p.data_type),
                                     data_type_defines(p.data_type), kOps[p.op & 3]);
         std::string symbol;
         if (bitmap == 4) {
@@ -68,7 +56,7 @@ public:
         } else if (p.b.elements() == p.a.elements()) {
             const long len = p.a.elements();
             const int rd_blck = len % 4 == 0 ? 4 : len % 2 == 0 ? 2 : 1;
-            const std::string read_type = rd_blck == 1 ? type_name(p.data_type) : type_name(p.data_type) + std::to_string(rd_blck);
+            const std::string read_type = std::string(c_type_name(p.data_type)) + (rd_blck == 1 ? "" : std::to_string(rd_blck));
             o += fmt::format(" -DUSE_4D_TENSOR_LITE -DRD_BLCK={} -DREAD_TYPE={}", rd_blck, read_type);
             symbol = "Op4dTensorLite";
         } else if (leading_ones) {

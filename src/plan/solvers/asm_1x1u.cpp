@@ -90,14 +90,9 @@ std::optional<Config> static_heuristic(const ConvView& p) {
 }
 
 std::optional<Config> parse(const std::string& text) {
-    const auto parts = split(text, ',');
-    if (parts.size() != 8) return std::nullopt;
-    int v[8];
-    for (int i = 0; i < 8; ++i) {
-        const auto n = parse_int(parts[static_cast<std::size_t>(i)]);
-        if (!n) return std::nullopt;
-        v[i] = static_cast<int>(*n);
-    }
+    const auto fields = parse_int_fields<8>(text);
+    if (!fields) return std::nullopt;
+    const auto& v = *fields;
     return Config{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
 }
 

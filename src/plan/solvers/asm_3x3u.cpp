@@ -19,14 +19,9 @@ struct Config {
     int limit_wave_cnt = 0, filters_per_wave = 2, output_lines_per_wave = 2;
 
     static std::optional<Config> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 3) return std::nullopt;
-        int v[3];
-        for (std::size_t i = 0; i < 3; ++i) {
-            const auto n = parse_int(parts[i]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
+        const auto fields = parse_int_fields<3>(text);
+        if (!fields) return std::nullopt;
+        const auto& v = *fields;
         return Config{v[0], v[1], v[2]};
     }
 };

@@ -29,14 +29,9 @@ struct Config {
     int hw_per_gpr() const { return kWaveSize / (c_per_gpr * n_per_gpr * chunk_size); }
 
     static std::optional<Config> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 10) return std::nullopt;
-        int v[10];
-        for (std::size_t i = 0; i < 10; ++i) {
-            const auto n = parse_int(parts[i]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
+        const auto fields = parse_int_fields<10>(text);
+        if (!fields) return std::nullopt;
+        const auto& v = *fields;
         if (v[1] == 0 || v[5] == 0 || v[0] == 0) return std::nullopt;  // GetHWPerGpr would divide by zero
         return Config{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
     }

@@ -25,14 +25,9 @@ struct Config {
     int c_per_wave() const { return 64 / chunk_size; }
 
     static std::optional<Config> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 6) return std::nullopt;
-        int v[6];
-        for (std::size_t i = 0; i < 6; ++i) {
-            const auto n = parse_int(parts[i]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
+        const auto fields = parse_int_fields<6>(text);
+        if (!fields) return std::nullopt;
+        const auto& v = *fields;
         if (v[2] == 0) return std::nullopt;  // GetCPerWave divides by it
         return Config{v[0], v[1], v[2], v[3], v[4], v[5]};
     }

@@ -19,14 +19,9 @@ struct LegacyConfig {
         n_out_pix_tiles = 0, n_in_data_tiles = 0, n_stacks = 0;
 
     static std::optional<LegacyConfig> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 9) return std::nullopt;
-        int v[9];
-        for (int i = 0; i < 9; ++i) {
-            const auto n = parse_int(parts[static_cast<std::size_t>(i)]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
+        const auto fields = parse_int_fields<9>(text);
+        if (!fields) return std::nullopt;
+        const auto& v = *fields;
         return LegacyConfig{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
     }
 };

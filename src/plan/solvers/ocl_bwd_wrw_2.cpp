@@ -31,14 +31,9 @@ struct Config {
     int n_waves = 1, read_size = 6, n_out_channels_per_tile = 1, n_out_channels_tiles = 1, n_out_rows_in_lcl = 2;
 
     static std::optional<Config> parse(const std::string& text) {
-        const auto parts = split(text, ',');
-        if (parts.size() != 5) return std::nullopt;
-        int v[5];
-        for (std::size_t i = 0; i < 5; ++i) {
-            const auto n = parse_int(parts[i]);
-            if (!n) return std::nullopt;
-            v[i] = static_cast<int>(*n);
-        }
+        const auto fields = parse_int_fields<5>(text);
+        if (!fields) return std::nullopt;
+        const auto& v = *fields;
         return Config{v[0], v[1], v[2], v[3], v[4]};
     }
 };
