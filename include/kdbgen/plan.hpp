@@ -10,7 +10,7 @@
 #include "kdbgen/target.hpp"
 
 #include <map>
-
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,11 +48,19 @@ enum class SolverMode {
     Applicable,  // every catalog solver that applies
 };
 
+// Each target's find-db records and perf-db, read on first use. Unpacking
+// them is most of a plan's time, and `kdbgen plan --network` plans the whole
+// set and then each network alone, so plans made with copies of one
+// SolverPlanOptions share what was read.
+class TargetDatabaseCache;
+std::shared_ptr<TargetDatabaseCache> make_target_database_cache();
+
 struct SolverPlanOptions {
     const MiopenTree* tree = nullptr;
     SolverMode mode = SolverMode::FindDb;
     std::vector<fs::path> find_dbs;  // used for the targets they name, before the tree's own
     std::vector<std::string> excluded_solvers;  // --exclude-solvers: planned as if absent
+    std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
 };
 
 // Problems x targets x solvers -> kernel builds. With no problems, each

@@ -116,32 +116,48 @@ void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
     sub.add_option("--kernels-dir", options.kernel_dir, "folder the manifest's kernel files are in (default: kernels/)");
 }
 
-Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets) {
-    const auto sources = options.problem_sources();
+// What planning MIOpen's solvers needs, made once per command: every plan of
+// the command (kdbgen plan --network makes one per network as well) shares
+// the opened tree and the target databases read.
+struct SolverPlanning {
+    std::unique_ptr<MiopenTree> tree;
+    SolverPlanOptions options;
+};
+
+// nullopt when there is no MIOpen tree (the manifest plan).
+std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
     std::string tree_dir = options.miopen_src;
-    if (tree_dir.empty() && !sources.empty())
+    if (tree_dir.empty() && !options.problem_sources().empty())
         if (const char* env = std::getenv("KDBGEN_MIOPEN_SRC"); env && *env) tree_dir = env;
-    if (!tree_dir.empty()) {
-        if (!options.manifest.empty()) throw InputError("--manifest and --miopen-src are separate plans: give one");
-        const auto tree = MiopenTree::open(tree_dir, options.assume_version.empty()
-                                                         ? std::nullopt
-                                                         : std::optional<std::string>(options.assume_version));
-        SolverPlanOptions plan_options;
-        plan_options.tree = &tree;
-        plan_options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
-        for (const auto& f : options.find_dbs) plan_options.find_dbs.emplace_back(f);
-        for (const auto& name : options.excluded_solvers) {
-            if (!find_solver(name))
-                throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
-            plan_options.excluded_solvers.push_back(name);
-        }
-        // With a MIOpen tree a find-db names the solvers for the target it is
-        // named after; with no other problem source, each target's find-db
-        // (given, or the tree's) is also its problem list.
-        ProblemSources problem_only = sources;
-        problem_only.find_dbs.clear();
-        return plan_from_problems(gather_problems(problem_only), targets, plan_options);
+    if (tree_dir.empty()) return std::nullopt;
+    if (!options.manifest.empty()) throw InputError("--manifest and --miopen-src are separate plans: give one");
+    SolverPlanning planning;
+    planning.tree = std::make_unique<MiopenTree>(MiopenTree::open(
+        tree_dir, options.assume_version.empty() ? std::nullopt : std::optional<std::string>(options.assume_version)));
+    planning.options.tree = planning.tree.get();
+    planning.options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
+    for (const auto& f : options.find_dbs) planning.options.find_dbs.emplace_back(f);
+    for (const auto& name : options.excluded_solvers) {
+        if (!find_solver(name))
+            throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
+        planning.options.excluded_solvers.push_back(name);
     }
+    return planning;
+}
+
+Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, const std::vector<Target>& targets) {
+    // With a MIOpen tree a find-db names the solvers for the target it is
+    // named after; with no other problem source, each target's find-db
+    // (given, or the tree's) is also its problem list.
+    ProblemSources problem_only = options.problem_sources();
+    problem_only.find_dbs.clear();
+    return plan_from_problems(gather_problems(problem_only), targets, planning.options);
+}
+
+Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets,
+               const std::optional<SolverPlanning>& planning) {
+    if (planning) return solver_plan(options, *planning, targets);
+    const auto sources = options.problem_sources();
     if (!sources.empty())
         throw InputError("planning kernels for networks, logs, find-dbs or ONNX models needs a MIOpen source tree: "
                          "give --miopen-src DIR (or set KDBGEN_MIOPEN_SRC)");
@@ -174,7 +190,7 @@ int run_build(const BuildOptions& options) {
         throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
     if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
 
-    Plan plan = make_plan(options, targets);
+    Plan plan = make_plan(options, targets, solver_planning(options));
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
         std::vector<KernelBuild> all;
@@ -339,14 +355,15 @@ nlohmann::json coverage_json(const Plan& plan) {
 
 // Per network and kdb: kernels by problem kind (conv or another primitive)
 // and the (problem, solver) pairs not covered, from one plan per network.
-nlohmann::json per_network_json(const BuildOptions& options, const std::vector<Target>& targets) {
+nlohmann::json per_network_json(const BuildOptions& options, const SolverPlanning& planning,
+                                const std::vector<Target>& targets) {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& network : options.networks) {
         BuildOptions one = options;
         one.networks = {network};
         one.driver_logs.clear();
         one.onnx_models.clear();
-        const Plan plan = make_plan(one, targets);
+        const Plan plan = solver_plan(one, planning, targets);
         const nlohmann::json coverage = coverage_json(plan);
         for (const auto& target : targets) {
             const auto& t = coverage[target.kdb_filename()];
@@ -438,7 +455,8 @@ Action add_plan_command(CLI::App& app) {
             else print_problems(set);
             return 0;
         }
-        const Plan plan = make_plan(*options, options->targets.resolve());
+        const auto planning = solver_planning(*options);
+        const Plan plan = make_plan(*options, options->targets.resolve(), planning);
         std::vector<unsigned> shard_of;
         if (*shards > 0) {
             std::vector<KernelBuild> all;
@@ -458,7 +476,8 @@ Action add_plan_command(CLI::App& app) {
         }
         const nlohmann::json coverage = coverage_json(plan);
         const nlohmann::json networks =
-            options->networks.empty() ? nlohmann::json::object() : per_network_json(*options, plan.targets);
+            options->networks.empty() || !planning ? nlohmann::json::object()
+                                                   : per_network_json(*options, *planning, plan.targets);
         if (options->json) {
             print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}, {"networks", networks}});
             return 0;

@@ -50,7 +50,29 @@ std::map<std::string, std::vector<std::string>> find_db_solvers(const Target& ta
     return out;
 }
 
+struct TargetDatabases {
+    std::map<std::string, std::vector<std::string>> find_db;  // problem key -> solvers, best first
+    std::unique_ptr<PerfDb> perf_db;
+};
+
 }  // namespace
+
+class TargetDatabaseCache {
+public:
+    const TargetDatabases& get(const Target& target, const SolverPlanOptions& options) {
+        auto [it, inserted] = by_target_.try_emplace(target.spec());
+        if (inserted) {
+            it->second.find_db = find_db_solvers(target, options);
+            if (const auto path = options.tree->perf_db(target)) it->second.perf_db = std::make_unique<PerfDb>(*path);
+        }
+        return it->second;
+    }
+
+private:
+    std::map<std::string, TargetDatabases> by_target_;
+};
+
+std::shared_ptr<TargetDatabaseCache> make_target_database_cache() { return std::make_shared<TargetDatabaseCache>(); }
 
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
     if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
@@ -58,9 +80,9 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     plan.targets = targets;
     const auto catalog = solver_catalog();
     for (const auto& target : targets) {
-        const auto records = find_db_solvers(target, options);
-        std::unique_ptr<PerfDb> perf_db;
-        if (const auto path = options.tree->perf_db(target)) perf_db = std::make_unique<PerfDb>(*path);
+        TargetDatabaseCache uncached;
+        const TargetDatabases& databases = (options.databases ? *options.databases : uncached).get(target, options);
+        const auto& records = databases.find_db;
 
         // The problems for this target: the ones given, or else its find-db's.
         ProblemSet own;
@@ -155,7 +177,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                     if (options.mode == SolverMode::FindDb) add_coverage(entry, name, CoverageEntry::Status::Gemm, "");
                     continue;
                 }
-                SolverContext ctx{target, options.tree->version(), general, perf_db.get()};
+                SolverContext ctx{target, options.tree->version(), general, databases.perf_db.get()};
                 std::string why;
                 if (options.mode == SolverMode::Applicable && !solver->applicable(view, ctx, &why)) continue;
                 // MIOpen asks for the data-type block once or twice (see DESIGN.md):
