@@ -429,6 +429,19 @@ TEST(PrimitiveGoldenKeys, BatchNormBackward) {
               "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_FPMIX=0 -DMIO_BN_N=16 -DMIO_BN_C=8 -DMIO_BN_HW=16 "
               "-DMIO_BN_NHW=256 -DMIO_BN_CHW=128 -DMIO_BN_NCHW=2048 -DMIO_BN_NGRPS=1 -DMIO_BN_GRP0=1 -DMIO_BN_GRP1=64 "
               "-DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=1 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx1030");
+    EXPECT_EQ(k[0].solver, "BnBwdTrainingPerActivation");
+    // Mixed FP16 with saved statistics, 32x32 > 64: 256-high groups, ceil(1024 / 256) = 4 of them (:86-113).
+    p = bn(BnDir::Backward, {8, 16, 32, 32}, DataType::Half, DataType::Float);
+    p.mode = BatchNormProblem::Mode::PerActivation;
+    k = keys(p, "gfx906_60");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].solver, "BnBwdTrainingPerActivation");
+    EXPECT_EQ(k[0].name, "MIOpenBatchNormBwdPerAct.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenBatchNormBwdPerActivationSaved"}));
+    EXPECT_EQ(k[0].args,
+              "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_FPMIX=1 -DMIO_BN_N=8 -DMIO_BN_C=16 -DMIO_BN_HW=1024 "
+              "-DMIO_BN_NHW=8192 -DMIO_BN_CHW=16384 -DMIO_BN_NCHW=131072 -DMIO_BN_NGRPS=4 -DMIO_BN_GRP0=1 "
+              "-DMIO_BN_GRP1=256 -DMIO_BN_GRP2=1 -DMIO_BN_GFX103X=0 -DMIO_BN_GFX110X=0 -DMIO_BN_GFX120X=0 -mcpu=gfx906");
 }
 
 // LRN: src/ocl/mloNorm.cpp:46-250 (forward) and :252-380 (backward), options closed by

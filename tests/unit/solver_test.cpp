@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <tuple>
 
 using namespace kdbgen;
 
@@ -582,6 +583,63 @@ TEST(SolverGoldenKeys, ConvOclBwdWrW2) {
               "-DMLO_IN_LCL_SZ=212 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
               "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=32 -DMLO_N_INPUTS_PER_GROUP=32 -DMLO_N_OUTPUTS_PER_GROUP=32" +
                   kFp16Block + " -mcpu=gfx1030");
+    // <8> and <4> on the same grouped FP16 shape with a batch of 8 (default configuration, no perf-db):
+    // one block of 8 loops, or two blocks of 4 loops, the second adding the reduction kernel from the
+    // ungrouped file (:693-747).
+    const auto grouped_fp16 = [](int batch, int loops, int blocks) {
+        return fmt::format(
+            " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+            "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
+            "-DMLO_FILTER_STRIDE0=2 -DMLO_FILTER_STRIDE1=2 -DMLO_N_OUTPUTS=1024 -DMLO_N_INPUTS=1024 "
+            "-DMLO_BATCH_SZ={} -DMLO_N_BATCH_LOOPS={} -DMLO_N_BATCH_BLKS={} -DMLO_OUT_BATCH_STRIDE=173056 "
+            "-DMLO_OUT_CHANNEL_STRIDE=169 -DMLO_OUT_STRIDE=13 -DMLO_IN_BATCH_STRIDE=802816 "
+            "-DMLO_IN_CHANNEL_STRIDE=784 -DMLO_IN_STRIDE=28 -DMLO_WEI_BATCH_STRIDE=288 -DMLO_WEI_CHANNEL_STRIDE=9 "
+            "-DMLO_IN_WIDTH=28 -DMLO_IN_HEIGHT=28 -DMLO_OUT_WIDTH=13 -DMLO_OUT_HEIGHT=13 -DMLO_N_LCL_OUT_MAPS=1 "
+            "-DMLO_N_LCL_IN_MAPS=1 -DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT6 -DMLO_READ_UNIT=6 "
+            "-DMLO_ALIGNED_OUT_SCAN_LN=3 -DMLO_N_ALIGNED_OUT_SCAN_BLK=3 -DMLO_WEI_WKITEM=3 -DMLO_N_OUT_BLK_GRP=4 "
+            "-DMLO_N_OUT_BLK=5 -DMLO_HW_WAVE_SZ=64 -DMLO_OUT_N_PIXS_OFF=1 -DMLO_IN_LCL_WIDTH=30 "
+            "-DMLO_IN_LCL_SZ=212 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
+            "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=32 -DMLO_N_INPUTS_PER_GROUP=32 -DMLO_N_OUTPUTS_PER_GROUP=32",
+            batch, loops, blocks) + kFp16Block + " -mcpu=gfx1030";
+    };
+    k = keys("ConvOclBwdWrW2<8>", "1024-13-13-3x3-1024-28-28-8-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[0].args, grouped_fp16(8, 8, 1));
+    k = keys("ConvOclBwdWrW2<4>", "1024-13-13-3x3-1024-28-28-8-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
+    ASSERT_EQ(k.size(), 2u);
+    EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW"}));
+    EXPECT_EQ(k[1].name, "MIOpenConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[1].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW_rdc"}));
+    EXPECT_EQ(k[0].args, grouped_fp16(8, 4, 2));
+    EXPECT_EQ(k[1].args, grouped_fp16(8, 4, 2));
+    // <8> and <4>, ungrouped FP32 5x5 (tunable), batch 32, gfx900: 4 or 8 blocks, so both symbols.
+    // Default configuration: 4 output channels a tile (64 % 4), 5 rows; LDS width 2 + 56 + 2 = 60 -> 61,
+    // 61 * 9 rows + 2 + 2 = 553; 56 = 9 * 6 + 2 -> OUT_N_PIXS_OFF 2; ceil(56 / 5) = 12 output blocks.
+    const auto ungrouped_5x5 = [](int loops, int blocks) {
+        return fmt::format(
+            " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
+            "-DMLO_FILTER_SIZE0=5 -DMLO_FILTER_SIZE1=5 -DMLO_FILTER_PAD0=2 -DMLO_FILTER_PAD1=2 "
+            "-DMLO_FILTER_STRIDE0=1 -DMLO_FILTER_STRIDE1=1 -DMLO_N_OUTPUTS=64 -DMLO_N_INPUTS=64 -DMLO_BATCH_SZ=32 "
+            "-DMLO_N_BATCH_LOOPS={} -DMLO_N_BATCH_BLKS={} -DMLO_OUT_BATCH_STRIDE=200704 "
+            "-DMLO_OUT_CHANNEL_STRIDE=3136 -DMLO_OUT_STRIDE=56 -DMLO_IN_BATCH_STRIDE=200704 "
+            "-DMLO_IN_CHANNEL_STRIDE=3136 -DMLO_IN_STRIDE=56 -DMLO_WEI_BATCH_STRIDE=1600 -DMLO_WEI_CHANNEL_STRIDE=25 "
+            "-DMLO_IN_WIDTH=56 -DMLO_IN_HEIGHT=56 -DMLO_OUT_WIDTH=56 -DMLO_OUT_HEIGHT=56 -DMLO_N_LCL_OUT_MAPS=1 "
+            "-DMLO_N_LCL_IN_MAPS=1 -DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT6 -DMLO_READ_UNIT=6 "
+            "-DMLO_ALIGNED_OUT_SCAN_LN=10 -DMLO_N_ALIGNED_OUT_SCAN_BLK=5 -DMLO_WEI_WKITEM=5 -DMLO_N_OUT_BLK_GRP=4 "
+            "-DMLO_N_OUT_BLK=12 -DMLO_HW_WAVE_SZ=64 -DMLO_OUT_N_PIXS_OFF=2 -DMLO_IN_LCL_WIDTH=61 "
+            "-DMLO_IN_LCL_SZ=553 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
+            "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=1 -DMLO_N_INPUTS_PER_GROUP=64 -DMLO_N_OUTPUTS_PER_GROUP=64",
+            loops, blocks) + kFp32Block + " -mcpu=gfx900";
+    };
+    for (const auto& [solver, loops, blocks] : {std::tuple{"ConvOclBwdWrW2<8>", 8, 4}, std::tuple{"ConvOclBwdWrW2<4>", 4, 8}}) {
+        k = keys(solver, "64-56-56-5x5-64-56-56-32-2x2-1x1-1x1-0-NCHW-FP32-W", "gfx900_56");
+        ASSERT_EQ(k.size(), 1u) << solver;
+        EXPECT_EQ(k[0].name, "MIOpenConvBwdWrWS2.cl.o");
+        EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW", "MIOpenCvBwdWrW_rdc"}));
+        EXPECT_EQ(k[0].args, ungrouped_5x5(loops, blocks)) << solver;
+    }
     // Tunable and non-tunable split the shapes; N batch loops need a batch of at least N.
     EXPECT_FALSE(applicable("ConvOclBwdWrW2<1>", "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
     EXPECT_TRUE(applicable("ConvOclBwdWrW2<16>", "64-56-56-5x5-64-56-56-32-2x2-1x1-1x1-0-NCHW-FP32-W", "gfx900_56"));
@@ -912,6 +970,60 @@ TEST(SolverGoldenKeys, ConvWinograd3x3MultipassWrW) {
                              d("xformy_d_size", 5) + d("xformx_f_size", 2) + d("xformy_f_size", 2) +
                              d("fdilation_w", 2) + d("fdilation_h", 2) + " -mcpu=gfx90a");
     EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+}
+
+// Every other ConvWinograd3x3MultipassWrW<DataH-FilterH[-DataW-FilterW]> instance, FP32 on gfx906_60.
+// Hand-worked from MIOpen 3.3.0 (same in rocm-6.2.0): the symbol suffix _DataH_DataW_FilterH_FilterW
+// (solvers.hpp:2128-2137); d_size = Data + (Filter - 1) * (Data == 7 ? 2 : stride) (solvers.hpp:2141-2153);
+// the defsym order of the data transform (conv_multipass_wino3x3WrW.cpp:141-157) and of the filter and
+// output transforms (:252-264, :327-339); weights must be DataH x DataW, stride 1 except 3x3 at stride 2,
+// and <3-3> needs stride 2 (:386-398, :535-540).
+TEST(SolverGoldenKeys, ConvWinograd3x3MultipassWrWEveryInstance) {
+    const auto d = [](const char* name, long v) { return fmt::format(" -Wa,-defsym,{}={}", name, v); };
+    struct Case {
+        const char* solver;
+        const char* problem;
+        const char* suffix;
+        long o_x, o_y, d_x, d_y, f_x, f_y, stride;
+    };
+    const Case cases[] = {
+        {"ConvWinograd3x3MultipassWrW<3-3>", "64-28-28-3x3-64-56-56-32-1x1-2x2-1x1-0-NCHW-FP32-W", "_3_3_3_3", 3, 3, 7, 7, 3, 3, 2},
+        {"ConvWinograd3x3MultipassWrW<3-4>", "64-28-28-3x3-64-28-28-32-1x1-1x1-1x1-0-NCHW-FP32-W", "_3_3_4_4", 3, 3, 6, 6, 4, 4, 1},
+        {"ConvWinograd3x3MultipassWrW<3-5>", "64-28-28-3x3-64-28-28-32-1x1-1x1-1x1-0-NCHW-FP32-W", "_3_3_5_5", 3, 3, 7, 7, 5, 5, 1},
+        {"ConvWinograd3x3MultipassWrW<5-3>", "64-28-28-5x5-64-28-28-32-2x2-1x1-1x1-0-NCHW-FP32-W", "_5_5_3_3", 5, 5, 7, 7, 3, 3, 1},
+        {"ConvWinograd3x3MultipassWrW<5-4>", "64-28-28-5x5-64-28-28-32-2x2-1x1-1x1-0-NCHW-FP32-W", "_5_5_4_4", 5, 5, 8, 8, 4, 4, 1},
+        {"ConvWinograd3x3MultipassWrW<7-2>", "64-28-28-7x7-64-28-28-32-3x3-1x1-1x1-0-NCHW-FP32-W", "_7_7_2_2", 7, 7, 9, 9, 2, 2, 1},
+        {"ConvWinograd3x3MultipassWrW<7-3>", "64-28-28-7x7-64-28-28-32-3x3-1x1-1x1-0-NCHW-FP32-W", "_7_7_3_3", 7, 7, 11, 11, 3, 3, 1},
+        {"ConvWinograd3x3MultipassWrW<7-2-1-1>", "64-28-28-7x1-64-28-28-32-3x0-1x1-1x1-0-NCHW-FP32-W", "_7_1_2_1", 1, 7, 1, 9, 1, 2, 1},
+        {"ConvWinograd3x3MultipassWrW<7-3-1-1>", "64-28-28-7x1-64-28-28-32-3x0-1x1-1x1-0-NCHW-FP32-W", "_7_1_3_1", 1, 7, 1, 11, 1, 3, 1},
+        {"ConvWinograd3x3MultipassWrW<1-1-7-3>", "64-28-28-1x7-64-28-28-32-0x3-1x1-1x1-0-NCHW-FP32-W", "_1_7_1_3", 7, 1, 11, 1, 3, 1, 1},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.solver);
+        const auto k = keys(c.solver, c.problem, "gfx906_60");
+        ASSERT_EQ(k.size(), 3u);
+        const std::string head = d("acc_type", 1) + d("buf_type", 1) + d("ROCM_METADATA_VERSION", 5);
+        const std::string sizes = d("xformx_o_size", c.o_x) + d("xformy_o_size", c.o_y) + d("xformx_d_size", c.d_x) +
+                                  d("xformy_d_size", c.d_y) + d("xformx_f_size", c.f_x) + d("xformy_f_size", c.f_y) +
+                                  d("fdilation_w", c.stride) + d("fdilation_h", c.stride);
+        const std::string rne = d("MIOPEN_USE_RNE_BFLOAT16", 1);
+        EXPECT_EQ(k[0].name, "xform_data.s.o");
+        EXPECT_EQ(k[0].symbols, (std::vector<std::string>{std::string("miopenGcnAsmWinogradXformData") + c.suffix}));
+        EXPECT_EQ(k[0].args, head + sizes + rne + " -mcpu=gfx906");
+        EXPECT_EQ(k[1].name, "xform_filter.s.o");
+        EXPECT_EQ(k[1].symbols, (std::vector<std::string>{std::string("miopenGcnAsmWinogradXformFilter") + c.suffix}));
+        EXPECT_EQ(k[1].args, head + rne + sizes + " -mcpu=gfx906");
+        EXPECT_EQ(k[2].name, "xform_out.s.o");
+        EXPECT_EQ(k[2].symbols, (std::vector<std::string>{std::string("miopenGcnAsmWinogradXformOut") + c.suffix}));
+        EXPECT_EQ(k[2].args, head + rne + sizes + " -mcpu=gfx906");
+    }
+    // Planned from the find-db only (the workspace limits are not modelled), so never applicable on
+    // its own; the transforms are GCN assembly for gfx8/gfx9 other than gfx94x (:489-490).
+    const char* problem = "64-28-28-3x3-64-28-28-32-1x1-1x1-1x1-0-NCHW-FP32-W";
+    EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx906_60"));
+    EXPECT_TRUE(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx1030_36").empty());
+    EXPECT_TRUE(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx942_304").empty());
+    EXPECT_EQ(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx900_56").size(), 3u);
 }
 
 // ConvOclDirectFwd11x11: src/solver/conv/conv_ocl_dir2D11x11.cpp:41-325 (MIOpen 3.3.0, same in
