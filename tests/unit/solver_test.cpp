@@ -563,29 +563,7 @@ TEST(SolverGoldenKeys, ConvOclBwdWrW2) {
               "-DMLO_IN_LCL_SZ=309 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
               "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=1 -DMLO_N_INPUTS_PER_GROUP=64 -DMLO_N_OUTPUTS_PER_GROUP=64" +
                   kFp32Block + " -mcpu=gfx900");
-    // From gfx1030_36.HIP.fdb.txt (ConvOclBwdWrW2<2>): grouped FP16, stride 2, batch 2 in one block:
-    // the group kernel alone, no bank padding for FP16.
-    k = keys("ConvOclBwdWrW2<2>", "1024-13-13-3x3-1024-28-28-2-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
-    ASSERT_EQ(k.size(), 1u);
-    EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
-    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW"}));
-    EXPECT_EQ(k[0].args,
-              " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
-              "-DMLO_FILTER_SIZE0=3 -DMLO_FILTER_SIZE1=3 -DMLO_FILTER_PAD0=0 -DMLO_FILTER_PAD1=0 "
-              "-DMLO_FILTER_STRIDE0=2 -DMLO_FILTER_STRIDE1=2 -DMLO_N_OUTPUTS=1024 -DMLO_N_INPUTS=1024 "
-              "-DMLO_BATCH_SZ=2 -DMLO_N_BATCH_LOOPS=2 -DMLO_N_BATCH_BLKS=1 -DMLO_OUT_BATCH_STRIDE=173056 "
-              "-DMLO_OUT_CHANNEL_STRIDE=169 -DMLO_OUT_STRIDE=13 -DMLO_IN_BATCH_STRIDE=802816 "
-              "-DMLO_IN_CHANNEL_STRIDE=784 -DMLO_IN_STRIDE=28 -DMLO_WEI_BATCH_STRIDE=288 -DMLO_WEI_CHANNEL_STRIDE=9 "
-              "-DMLO_IN_WIDTH=28 -DMLO_IN_HEIGHT=28 -DMLO_OUT_WIDTH=13 -DMLO_OUT_HEIGHT=13 -DMLO_N_LCL_OUT_MAPS=1 "
-              "-DMLO_N_LCL_IN_MAPS=1 -DMLO_N_WAVES=1 -DMLO_READ_TYPE=_FLOAT6 -DMLO_READ_UNIT=6 "
-              "-DMLO_ALIGNED_OUT_SCAN_LN=3 -DMLO_N_ALIGNED_OUT_SCAN_BLK=3 -DMLO_WEI_WKITEM=3 -DMLO_N_OUT_BLK_GRP=4 "
-              "-DMLO_N_OUT_BLK=5 -DMLO_HW_WAVE_SZ=64 -DMLO_OUT_N_PIXS_OFF=1 -DMLO_IN_LCL_WIDTH=30 "
-              "-DMLO_IN_LCL_SZ=212 -DMLO_CONV_BIAS=0 -DMLO_UT_READ_TYPE=_FLOAT -DMLO_UT_READ_UNIT=1 "
-              "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=32 -DMLO_N_INPUTS_PER_GROUP=32 -DMLO_N_OUTPUTS_PER_GROUP=32" +
-                  kFp16Block + " -mcpu=gfx1030");
-    // <8> and <4> on the same grouped FP16 shape with a batch of 8 (default configuration, no perf-db):
-    // one block of 8 loops, or two blocks of 4 loops, the second adding the reduction kernel from the
-    // ungrouped file (:693-747).
+    // The grouped FP16 shape below, for a batch split into blocks of loops.
     const auto grouped_fp16 = [](int batch, int loops, int blocks) {
         return fmt::format(
             " -DMLO_DIR_FORWARD=0 -DMLO_GRP_SZ=64 -DMLO_GRP_SZ0=64 -DMLO_GRP_SZ1=1 -DMLO_GRP_SZ2=1 "
@@ -602,6 +580,16 @@ TEST(SolverGoldenKeys, ConvOclBwdWrW2) {
             "-DMLO_UT_GRP_SZ0=256 -DMLO_GROUP_COUNTS=32 -DMLO_N_INPUTS_PER_GROUP=32 -DMLO_N_OUTPUTS_PER_GROUP=32",
             batch, loops, blocks) + kFp16Block + " -mcpu=gfx1030";
     };
+    // From gfx1030_36.HIP.fdb.txt (ConvOclBwdWrW2<2>): grouped FP16, stride 2, batch 2 in one block:
+    // the group kernel alone, no bank padding for FP16.
+    k = keys("ConvOclBwdWrW2<2>", "1024-13-13-3x3-1024-28-28-2-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
+    EXPECT_EQ(k[0].symbols, (std::vector<std::string>{"MIOpenCvBwdWrW"}));
+    EXPECT_EQ(k[0].args, grouped_fp16(2, 2, 1));
+    // <8> and <4> on the same grouped FP16 shape with a batch of 8 (default configuration, no perf-db):
+    // one block of 8 loops, or two blocks of 4 loops, the second adding the reduction kernel from the
+    // ungrouped file (:693-747).
     k = keys("ConvOclBwdWrW2<8>", "1024-13-13-3x3-1024-28-28-8-0x0-2x2-1x1-0-NCHW-FP16-W_g32", "gfx1030_36");
     ASSERT_EQ(k.size(), 1u);
     EXPECT_EQ(k[0].name, "MIOpenGroupConvBwdWrWS2.cl.o");
