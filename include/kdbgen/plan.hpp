@@ -7,10 +7,12 @@
 #include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/miopen_tree.hpp"
+#include "kdbgen/solver.hpp"
 #include "kdbgen/target.hpp"
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,10 @@ struct SolverPlanOptions {
     std::vector<std::string> excluded_solvers;  // --exclude-solvers: planned as if absent
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
 };
+
+// One solver kernel as a build from the MIOpen tree's kernels folder, or
+// nullopt when the tree has no such kernel file.
+std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const Target& target, const MiopenTree& tree);
 
 // Problems x targets x solvers -> kernel builds. With no problems, each
 // target's find-db is the problem list (the configs AMD's kdbs cover).

@@ -74,6 +74,19 @@ private:
 
 std::shared_ptr<TargetDatabaseCache> make_target_database_cache() { return std::make_shared<TargetDatabaseCache>(); }
 
+std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const Target& target, const MiopenTree& tree) {
+    const auto source = tree.kernel_source(kernel.file);
+    if (!source) return std::nullopt;
+    KernelBuild build;
+    build.source = *source;
+    build.kernel_file = kernel.file;
+    build.options = kernel.options;
+    build.target = target;
+    build.kernels = kernel.symbols;
+    build.include_dirs = {tree.kernels_dir()};
+    return build;
+}
+
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
     if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
     Plan plan;
@@ -105,19 +118,12 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                                     const std::vector<SolverKernel>& kernels) -> std::optional<std::vector<PlannedBuild>> {
             std::vector<PlannedBuild> builds;
             for (const auto& kernel : kernels) {
-                const auto source = options.tree->kernel_source(kernel.file);
-                if (!source) {
+                auto build = miopen_kernel_build(kernel, target, *options.tree);
+                if (!build) {
                     add_coverage(entry, name, CoverageEntry::Status::SourceMissing, kernel.file);
                     return std::nullopt;
                 }
-                KernelBuild build;
-                build.source = *source;
-                build.kernel_file = kernel.file;
-                build.options = kernel.options;
-                build.target = target;
-                build.kernels = kernel.symbols;
-                build.include_dirs = {options.tree->kernels_dir()};
-                builds.push_back({std::move(build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
+                builds.push_back({std::move(*build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
                                   std::string(problem_kind(entry.problem))});
             }
             return builds;

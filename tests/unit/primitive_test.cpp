@@ -4,6 +4,7 @@
 // carries no general options (src/include/miopen/find_solution.hpp:477-503).
 #include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
+#include "kdbgen/plan.hpp"
 #include "kdbgen/primitive.hpp"
 #include "test_support.hpp"
 
@@ -680,13 +681,9 @@ TEST(PrimitiveMIOpenTree, EverySolversKernelsCompile) {
             solvers_seen.insert(std::string(solver->name()));
             for (const auto& kernel : solver->kernels(problem, ctx)) {
                 if (!built.insert(kernel.file + "\n" + kernel.options).second) continue;
-                KernelBuild build;
-                build.source = *tree.kernel_source(kernel.file);
-                build.kernel_file = kernel.file;
-                build.options = kernel.options;
-                build.target = target;
-                build.kernels = kernel.symbols;
-                build.include_dirs = {tree.kernels_dir()};
+                const auto planned = miopen_kernel_build(kernel, target, tree);
+                ASSERT_TRUE(planned) << kernel.file;
+                const KernelBuild& build = *planned;
                 const auto result = compiler.compile(build);
                 EXPECT_TRUE(result.ok) << build.describe() << "\n" << result.command << "\n" << result.log.substr(0, 3000);
             }

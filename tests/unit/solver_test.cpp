@@ -866,13 +866,9 @@ TEST(SolverMIOpenTree, KernelsCompile) {
                 !std::string(solver).starts_with("ConvWinograd3x3Multipass"))
                 continue;
             for (const auto& kernel : s->kernels(ConvView{problem}, ctx)) {
-                KernelBuild build;
-                build.source = *tree.kernel_source(kernel.file);
-                build.kernel_file = kernel.file;
-                build.options = kernel.options;
-                build.target = target;
-                build.kernels = kernel.symbols;
-                build.include_dirs = {tree.kernels_dir()};
+                const auto planned = miopen_kernel_build(kernel, target, tree);
+                ASSERT_TRUE(planned) << kernel.file;
+                const KernelBuild& build = *planned;
                 const auto result = compiler.compile(build);
                 EXPECT_TRUE(result.ok) << build.describe() << "\n" << result.log.substr(0, 3000);
             }
