@@ -60,7 +60,11 @@ struct TargetDatabases {
 class TargetDatabaseCache {
 public:
     const TargetDatabases& get(const Target& target, const SolverPlanOptions& options) {
-        auto [it, inserted] = by_target_.try_emplace(target.spec());
+        // Keyed by what decides the contents too, so a copy of the options
+        // pointed at another tree or find-db reads its own.
+        std::string key = fmt::format("{}\n{}", target.spec(), static_cast<const void*>(options.tree));
+        for (const auto& path : options.find_dbs) key += "\n" + path.string();
+        auto [it, inserted] = by_target_.try_emplace(std::move(key));
         if (inserted) {
             it->second.find_db = find_db_solvers(target, options);
             if (const auto path = options.tree->perf_db(target)) it->second.perf_db = std::make_unique<PerfDb>(*path);
