@@ -10,6 +10,7 @@
 #include "kdbgen/target.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct SolverContext {
     // the data-type block (ProblemDescription::SetupFloats), once or twice.
     std::string general_options;
     const PerfDb* perf_db = nullptr;
+    // The MIOpen tree, for solvers whose tables live in its sources (read, never copied).
+    const MiopenTree* tree = nullptr;
 };
 
 // One kernel a solution builds. The kdb key is {file + ".o", options + " -mcpu=<gfx>"}.
@@ -90,6 +93,19 @@ public:
     // Whether the options copy ExecutionContext::general_compile_options,
     // so that MIOpen can ask for the kernel under more than one key.
     virtual bool uses_general_options() const { return false; }
+    // Whether applicability or options depend on ctx.target.compute_units (a
+    // heuristic that reads the CU count, a grid sized by it): an arch-wide kdb
+    // (a target written without _<CUs>) then holds this solver's keys for
+    // every known CU count of the architecture.
+    virtual bool uses_compute_units() const { return false; }
+    // MIOpen solvers that IsApplicable turns off unless an environment
+    // variable enables them (env::enabled(MIOPEN_DEBUG_...)): MIOpen never asks
+    // for their kernels by default, and a find-db line they head falls through
+    // to its next item. The reason names the variable and MIOpen's file:line.
+    virtual std::optional<std::string> disabled_by_default(const ConvView& problem, const SolverContext& ctx) const {
+        (void)problem, (void)ctx;
+        return std::nullopt;
+    }
     // As MIOpen's IsApplicable; why says what failed.
     virtual bool applicable(const ConvView& problem, const SolverContext& ctx, std::string* why) const = 0;
     // As MIOpen's GetSolution: the kernels and their options.
