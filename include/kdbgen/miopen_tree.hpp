@@ -19,6 +19,12 @@ struct MiopenVersion {
     std::string text() const;  // "3.3.0"
     auto operator<=>(const MiopenVersion&) const = default;
 };
+// The CU count a database file name gives for a DbId, parsed as MIOpen's
+// inexact searches parse it (execution_context.hpp:224-236): "_<decimal>"
+// after the DbId, or hex digits right after it; nullopt when the name is not
+// "<db_id>" + CUs + "." + anything.
+std::optional<unsigned> db_file_compute_units(std::string_view file_name, std::string_view db_id);
+
 // "3.3" or "3.3.0"; throws InputError.
 MiopenVersion parse_miopen_version(std::string_view text);
 
@@ -57,8 +63,18 @@ public:
     // The path of a kernel MIOpen names by its file name (kernels live in
     // subfolders too: gpu_reference_kernel/naive_conv.cpp).
     std::optional<fs::path> kernel_source(const std::string& file_name) const;
-    std::optional<fs::path> find_db(const Target& target) const;  // <basename>.HIP.fdb.txt[.bz2]
-    std::optional<fs::path> perf_db(const Target& target) const;  // <basename>.db[.bz2]
+    // The system find-db MIOpen installs from this tree and reads for a card
+    // (FindDbRecord_t::GetInstalledPathFile, src/find_db.cpp:124-201, MIOpen 3.3.0):
+    // <DbBasename>.HIP.fdb.txt[.bz2], else its inexact search. nullopt for arch-wide targets.
+    std::optional<fs::path> find_db(const Target& target) const;
+    // The system perf-db for a card (ExecutionContext::GetPerfDbPathFile,
+    // src/include/miopen/execution_context.hpp:183-262): <DbBasename>.db[.bz2], else the
+    // file of the same DbId with the closest CU count.
+    std::optional<fs::path> perf_db(const Target& target) const;
+    // Every find-db of the target's DbId in the tree with the CU count its name
+    // gives (gfx906_60, gfx906_64; gfx90a68, gfx90a6e), by CU count: what an
+    // arch-wide kdb is built from.
+    std::vector<std::pair<fs::path, unsigned>> find_dbs_of(const Target& target) const;
 
 private:
     fs::path root_;

@@ -22,12 +22,17 @@ struct PlannedBuild {
     KernelBuild build;
     std::string origin;  // where the need came from: manifest file:line, or problem and solver
     std::string kind;    // problem_kind() of the problem it serves ("conv", "batchnorm", ...); empty for manifests
+    // Arch-wide kdbs: the CU counts whose cards ask for this key; empty when every card does.
+    std::vector<unsigned> compute_units;
 };
 
 // What became of one (target, problem, solver) the plan considered.
 struct CoverageEntry {
     enum class Status {
-        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NoConfiguration, Excluded
+        Planned, Gemm, NotInCatalog, NotApplicable, NoFindDbRecord, SourceMissing, NoConfiguration, Excluded,
+        DefaultOff,          // MIOpen never runs it as configured: env-gated, or its build option is off
+        NotConvolution,      // a find-db id with no convolution solver behind it (fusion ids)
+        PrecompiledKernels,  // composable-kernel solvers: kernels built into libMIOpen, nothing for a kdb
     };
     std::string target;   // kdb file name
     std::string problem;  // key
@@ -37,16 +42,57 @@ struct CoverageEntry {
     std::string detail;
 };
 std::string_view coverage_status_name(CoverageEntry::Status status);
+// Whether an entry with this status leaves nothing missing from the kdb
+// (planned, or a solver whose kernels are not MIOpen's to compile at run time).
+bool coverage_status_served(CoverageEntry::Status status);
+// Entries MIOpen as configured never asks for: counted apart, outside every share's denominator.
+bool coverage_status_never_asked(CoverageEntry::Status status);
+
+// One find-db line and the solver MIOpen uses for it: the items sorted by
+// time, the first whose solver is enabled and applicable
+// (src/ocl/convolutionocl.cpp:698-760, GetSolutions; FindConvolution takes its
+// front(), :143-172, MIOpen 3.3.0).
+struct LineCoverage {
+    std::string target;   // kdb file name
+    std::string problem;  // key
+    std::string find_db;  // the find-db file the line is from
+    std::string winner;   // empty when MIOpen can use no item of the line
+    CoverageEntry::Status status = CoverageEntry::Status::Planned;  // the winner's; DefaultOff with no winner
+    std::string detail;
+    struct Skipped {
+        std::string solver;
+        CoverageEntry::Status status;  // DefaultOff, NotConvolution or NotApplicable
+        std::string detail;
+    };
+    std::vector<Skipped> skipped;  // the faster items MIOpen passes over
+};
+
+// The MIOpen build being packaged: CMake options that decide whether whole
+// solver families exist in it.
+struct MiopenBuildOptions {
+    bool mlir = true;               // MIOPEN_USE_MLIR, on for shared builds (CMakeLists.txt:401-402, 3.3.0)
+    bool composable_kernel = true;  // MIOPEN_USE_COMPOSABLEKERNEL, On (CMakeLists.txt:261, 3.3.0)
+};
+
+// A find-db solver name outside the catalog whose fate MIOpen's source
+// settles without a port (src/plan/external_solvers.cpp).
+struct ExternalSolver {
+    enum class Kind { PrecompiledKernels, Mlir, DefaultOff, NotConvolution } kind;
+    std::string reason;  // MIOpen's file:line
+};
+std::optional<ExternalSolver> external_solver(std::string_view name);
 
 struct Plan {
     std::vector<Target> targets;
-    std::vector<PlannedBuild> builds;  // unique per (target, kdb key), in a stable order
-    std::vector<std::string> uncovered;  // what could not be planned, and why
+    std::vector<PlannedBuild> builds;     // unique per (target, kdb key), in a stable order
+    std::vector<std::string> uncovered;   // what could not be planned, and why
     std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
+    std::vector<LineCoverage> lines;      // per (target, find-db line), in find-db modes
 };
 
 enum class SolverMode {
-    FindDb,      // the solvers the find-db lists for each problem (what AMD's kdbs hold)
+    FindDb,      // per find-db line, the solver MIOpen uses: the fastest enabled and applicable item
+    FindDbAll,   // every solver each find-db line lists
     Applicable,  // every catalog solver that applies
 };
 
@@ -62,6 +108,15 @@ struct SolverPlanOptions {
     SolverMode mode = SolverMode::FindDb;
     std::vector<fs::path> find_dbs;  // used for the targets they name, before the tree's own
     std::vector<std::string> excluded_solvers;  // --exclude-solvers: planned as if absent
+    MiopenBuildOptions build;
+    // With no problems given, each target's find-db lines are the problems (the
+    // configs AMD's kdbs cover). Off, an empty problem set is an error: a given
+    // source that yielded nothing must not turn into a whole find-db.
+    bool find_db_problems_when_empty = true;
+    // Evaluate every listed entry for coverage (kdbgen plan), not only as far as each line's winner.
+    bool entry_coverage = true;
+    // Known CU counts per processor, for arch-wide targets (configs/targets/products.toml or --cus).
+    std::map<std::string, std::vector<unsigned>> compute_units;
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
 };
 
@@ -70,7 +125,9 @@ struct SolverPlanOptions {
 std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const Target& target, const MiopenTree& tree);
 
 // Problems x targets x solvers -> kernel builds. With no problems, each
-// target's find-db is the problem list (the configs AMD's kdbs cover).
+// target's find-db is the problem list (the configs AMD's kdbs cover). An
+// arch-wide target (no CU count) reads every find-db of its DbId and builds the
+// CU-dependent solvers' keys for every CU count in options.compute_units.
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options);
 
 // Options with repeated identical -D defines dropped where nothing between

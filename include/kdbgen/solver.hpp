@@ -106,6 +106,11 @@ public:
         (void)problem, (void)ctx;
         return std::nullopt;
     }
+    // Whether applicable() is MIOpen's IsApplicable in full. Solvers whose
+    // applicability hangs on what kdbgen does not model (workspace limits,
+    // rocBLAS) return false: in the find-db modes the find-db's listing stands
+    // in for IsApplicable, and `--solvers applicable` leaves them out.
+    virtual bool applicability_modelled() const { return true; }
     // As MIOpen's IsApplicable; why says what failed.
     virtual bool applicable(const ConvView& problem, const SolverContext& ctx, std::string* why) const = 0;
     // As MIOpen's GetSolution: the kernels and their options.
@@ -122,6 +127,19 @@ inline bool reject(std::string* why, const char* reason) {
 // ThisSolverIsDeprecatedStatic::IsDisabled (src/solver.cpp:716-732, MIOpen 3.3.0):
 // deprecated solvers run only on gfx803, gfx900, gfx906, gfx908, gfx90a and gfx103x.
 bool deprecated_solvers_enabled(const Target& target);
+
+// ThisSolverIsDeprecatedStatic::IsDisabled as a default-off reason (nullopt where deprecated
+// solvers run), for disabled_by_default().
+std::optional<std::string> deprecated_solver_off(const Target& target);
+
+// The base of MIOpen's deprecated solvers: off by default where deprecated
+// solvers do not run, unless MIOPEN_DEBUG_ENABLE_DEPRECATED_SOLVERS is set.
+class DeprecatedSolver : public Solver {
+public:
+    std::optional<std::string> disabled_by_default(const ConvView&, const SolverContext& ctx) const override {
+        return deprecated_solver_off(ctx.target);
+    }
+};
 
 // Every registered solver, in a stable order (by name).
 std::vector<const Solver*> solver_catalog();

@@ -81,4 +81,16 @@ std::vector<Target> parse_target_list(std::string_view comma_separated);
 // configs/targets/*.txt: one target per line, '#' comments. Errors name file:line.
 std::vector<Target> read_target_file(const std::string& path);
 
+// A GPU product (configs/targets/products.toml): the cards an arch-wide kdb serves.
+struct Product {
+    std::string name;        // "Radeon RX 6800 XT, Radeon Pro V620"
+    std::string processor;   // "gfx1030"
+    unsigned compute_units;  // as MIOpen counts them (WGPs on gfx10+)
+    std::string source;      // where the count comes from
+};
+// Errors name the file, line and value.
+std::vector<Product> read_products(const std::string& path);
+// The distinct CU counts of a processor's products, ascending.
+std::vector<unsigned> product_compute_units(const std::vector<Product>& products, std::string_view processor);
+
 }  // namespace kdbgen

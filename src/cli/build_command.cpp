@@ -15,10 +15,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 namespace kdbgen::cli {
@@ -47,6 +49,9 @@ struct BuildOptions {
     // MIOpen's solvers (plan stage).
     std::string miopen_src, assume_version, solver_mode = "find-db";
     std::vector<std::string> excluded_solvers;
+    std::string mlir = "on", composable_kernel = "on";
+    std::vector<unsigned> compute_units;  // --cus: the cards of arch-wide targets
+    bool entry_coverage = false;          // plan: every listed entry's status, not only each line's winner
 
     ProblemSources problem_sources() const {
         ProblemSources sources;
@@ -101,9 +106,22 @@ void add_miopen_flags(CLI::App& sub, BuildOptions& options) {
                    "problem sources are given)");
     sub.add_option("--assume-version", options.assume_version, "treat the MIOpen tree as this version (3.2 or 3.3)");
     sub.add_option("--solvers", options.solver_mode,
-                   "find-db: the solvers each problem's find-db record lists, as AMD's kdbs hold (default); "
-                   "applicable: every catalog solver that applies")
-        ->check(CLI::IsMember({"find-db", "applicable"}));
+                   "find-db: per find-db line the solver MIOpen uses, its fastest enabled and applicable item, as "
+                   "AMD's kdbs hold (default); find-db-all: every solver a line lists; applicable: every catalog "
+                   "solver that applies")
+        ->check(CLI::IsMember({"find-db", "find-db-all", "applicable"}));
+    sub.add_option("--mlir", options.mlir,
+                   "whether the MIOpen being packaged was built with rocMLIR (MIOPEN_USE_MLIR, default on); with off, "
+                   "find-db lines headed by ConvMlirIgemm* fall through to their next solver")
+        ->check(CLI::IsMember({"on", "off"}));
+    sub.add_option("--ck", options.composable_kernel,
+                   "whether it was built with composable kernels (MIOPEN_USE_COMPOSABLEKERNEL, default on)")
+        ->check(CLI::IsMember({"on", "off"}));
+    sub.add_option("--cus", options.compute_units,
+                   "CU counts (as MIOpen counts them) of the cards arch-wide targets serve, e.g. 30,36,40 (default: "
+                   "configs/targets/products.toml)")
+        ->delimiter(',')
+        ->check(CLI::Range(1u, 4096u));
     sub.add_option("--exclude-solvers", options.excluded_solvers,
                    "solvers to leave out (comma-separated), e.g. ConvAsm1x1U with an assembler that cannot build it "
                    "(docs/solvers.md)")
@@ -135,7 +153,23 @@ std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
     planning.tree = std::make_unique<MiopenTree>(MiopenTree::open(
         tree_dir, options.assume_version.empty() ? std::nullopt : std::optional<std::string>(options.assume_version)));
     planning.options.tree = planning.tree.get();
-    planning.options.mode = options.solver_mode == "applicable" ? SolverMode::Applicable : SolverMode::FindDb;
+    planning.options.mode = options.solver_mode == "applicable"    ? SolverMode::Applicable
+                            : options.solver_mode == "find-db-all" ? SolverMode::FindDbAll
+                                                                   : SolverMode::FindDb;
+    planning.options.build.mlir = options.mlir == "on";
+    planning.options.build.composable_kernel = options.composable_kernel == "on";
+    planning.options.entry_coverage = options.entry_coverage;
+    // The cards of arch-wide targets: --cus, else the product table.
+    std::vector<Product> products;
+    for (const auto& target : options.targets.resolve()) {
+        if (!target.arch_wide()) continue;
+        if (!options.compute_units.empty()) {
+            planning.options.compute_units[std::string(target.name())] = options.compute_units;
+            continue;
+        }
+        if (products.empty()) products = read_products((data_path("configs") / "targets" / "products.toml").string());
+        planning.options.compute_units[std::string(target.name())] = product_compute_units(products, target.name());
+    }
     for (const auto& f : options.find_dbs) planning.options.find_dbs.emplace_back(f);
     for (const auto& name : options.excluded_solvers) {
         if (!find_solver(name))
@@ -151,7 +185,10 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     // (given, or the tree's) is also its problem list.
     ProblemSources problem_only = options.problem_sources();
     problem_only.find_dbs.clear();
-    return plan_from_problems(gather_problems(problem_only), targets, planning.options);
+    SolverPlanOptions plan_options = planning.options;
+    // Only with no problem source at all do the find-dbs become the problem list.
+    plan_options.find_db_problems_when_empty = problem_only.empty();
+    return plan_from_problems(gather_problems(problem_only), targets, plan_options);
 }
 
 Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets,
@@ -323,32 +360,69 @@ Action add_build_command(CLI::App& app) {
     return [options]() { return run_build(*options); };
 }
 
-// Per target: (problem, solver) pairs by what became of them, and the
-// solvers behind the pairs that were not planned.
+// Per target: (problem, solver) entries by what became of them, the find-db
+// lines by what became of their winner, and the shares a user feels: lines
+// whose winner's kernels are all in the kdb, next to entries likewise. What
+// MIOpen never asks for (default-off solvers, fusion ids) is counted apart.
 nlohmann::json coverage_json(const Plan& plan) {
     std::map<std::string, std::map<std::string, long>> status;
-    std::map<std::string, std::map<std::string, std::map<std::string, long>>> solvers;
+    std::map<std::string, std::map<std::string, std::map<std::string, long>>> solvers, winners, skipped;
+    std::map<std::string, std::array<long, 3>> entry_share, line_share;  // served, counted, never asked
     for (const auto& c : plan.coverage) {
         const std::string name(coverage_status_name(c.status));
         ++status[c.target][name];
         if (!c.solver.empty()) ++solvers[c.target][c.solver][name];
+        if (c.kind != "conv" || c.status == CoverageEntry::Status::NoFindDbRecord) continue;
+        auto& share = entry_share[c.target];
+        if (coverage_status_never_asked(c.status)) ++share[2];
+        else ++share[1], share[0] += c.status == CoverageEntry::Status::Planned ? 1 : 0;
+    }
+    std::map<std::string, std::map<std::string, long>> line_status;
+    for (const auto& line : plan.lines) {
+        const std::string name(coverage_status_name(line.status));
+        ++line_status[line.target][name];
+        ++winners[line.target][line.winner.empty() ? "(none)" : line.winner][name];
+        for (const auto& skip : line.skipped) ++skipped[line.target][skip.solver][std::string(coverage_status_name(skip.status))];
+        auto& share = line_share[line.target];
+        if (line.winner.empty() && coverage_status_never_asked(line.status)) ++share[2];
+        else ++share[1], share[0] += coverage_status_served(line.status) ? 1 : 0;
     }
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [target, counts] : status) out[target]["status"] = counts;
     for (const auto& [target, per_solver] : solvers) out[target]["solvers"] = per_solver;
+    const auto share_json = [](const std::array<long, 3>& share) {
+        return nlohmann::json{{"served", share[0]},
+                              {"counted", share[1]},
+                              {"never_asked", share[2]},
+                              {"share", share[1] ? static_cast<double>(share[0]) / static_cast<double>(share[1]) : 0.0}};
+    };
+    for (const auto& [target, share] : entry_share) out[target]["entries"] = share_json(share);
+    for (const auto& [target, share] : line_share) {
+        out[target]["lines"] = share_json(share);
+        out[target]["lines"]["status"] = line_status[target];
+        out[target]["winners"] = winners[target];
+        out[target]["skipped"] = skipped[target];  // faster items MIOpen passes over, by solver and why
+    }
     for (const auto& target : plan.targets) {
         auto& t = out[target.kdb_filename()];
-        std::size_t kernels = 0;
-        std::map<std::string, long> by_kind, not_covered;
-        for (const auto& b : plan.builds)
-            if (b.build.target.kdb_filename() == target.kdb_filename()) ++kernels, ++by_kind[b.kind];
+        std::size_t kernels = 0, cu_dependent = 0;
+        std::map<std::string, long> by_kind, not_covered, by_cus;
+        for (const auto& b : plan.builds) {
+            if (b.build.target.kdb_filename() != target.kdb_filename()) continue;
+            ++kernels, ++by_kind[b.kind];
+            if (b.compute_units.empty()) continue;
+            ++cu_dependent;
+            for (const unsigned cus : b.compute_units) ++by_cus[std::to_string(cus)];
+        }
         for (const auto& c : plan.coverage)
-            if (c.target == target.kdb_filename() && c.status != CoverageEntry::Status::Planned &&
-                c.status != CoverageEntry::Status::Gemm)
+            if (c.target == target.kdb_filename() && !coverage_status_served(c.status) &&
+                !coverage_status_never_asked(c.status))
                 ++not_covered[c.kind];
         t["kernels"] = kernels;
         t["kernels_by_kind"] = by_kind;
         t["not_covered_by_kind"] = not_covered;
+        if (target.arch_wide())
+            t["cu_dependent"] = {{"keys", cu_dependent}, {"keys_by_cus", by_cus}};
     }
     return out;
 }
@@ -394,19 +468,35 @@ void print_per_network(const nlohmann::json& networks) {
 }
 
 void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
+    const auto share_line = [](const char* what, const nlohmann::json& share) {
+        fmt::print("  {}: {:.1f}% ({} of {}; {} never asked for by MIOpen as configured, not counted)\n", what,
+                   100.0 * share["share"].get<double>(), share["served"].get<long>(), share["counted"].get<long>(),
+                   share["never_asked"].get<long>());
+    };
     for (const auto& target : plan.targets) {
         const auto& t = coverage[target.kdb_filename()];
-        fmt::print("{} ({}): {} kernels\n", target.kdb_filename(), target.spec(), t["kernels"].get<std::size_t>());
+        fmt::print("{} ({}): {} kernels, {} compiles\n", target.kdb_filename(), target.spec(),
+                   t["kernels"].get<std::size_t>(), t.value("compiles", std::size_t{0}));
+        if (t.contains("cu_dependent") && t["cu_dependent"]["keys"].get<long>() > 0) {
+            std::vector<std::string> counts;
+            for (const auto& [cus, n] : t["cu_dependent"]["keys_by_cus"].items())
+                counts.push_back(fmt::format("{} CUs {}", cus, n.get<long>()));
+            fmt::print("  {} keys depend on the CU count ({})\n", t["cu_dependent"]["keys"].get<long>(), join(counts, ", "));
+        }
+        if (t.contains("lines")) share_line("find-db lines whose winner's kernels are all planned", t["lines"]);
+        if (t.contains("entries")) share_line("find-db entries planned", t["entries"]);
         if (!t.contains("status")) continue;
         for (const auto& [status, count] : t["status"].items()) fmt::print("  {:>8}  {}\n", count.get<long>(), status);
-        if (!t.contains("solvers")) continue;
+        // What the kdb lacks: by line winner where there are lines, else by entry.
+        const auto& per_solver = t.contains("winners") ? t["winners"] : t.value("solvers", nlohmann::json::object());
         std::vector<std::pair<long, std::string>> missing;
-        for (const auto& [solver, states] : t["solvers"].items())
+        for (const auto& [solver, states] : per_solver.items())
             for (const auto& [status, count] : states.items())
-                if (status != "planned" && status != std::string(coverage_status_name(CoverageEntry::Status::Gemm)))
+                if (status != "planned" && status != std::string(coverage_status_name(CoverageEntry::Status::Gemm)) &&
+                    status != std::string(coverage_status_name(CoverageEntry::Status::PrecompiledKernels)))
                     missing.emplace_back(count.get<long>(), fmt::format("{} ({})", solver, status));
         std::sort(missing.rbegin(), missing.rend());
-        if (!missing.empty()) fmt::print("  not covered, by solver:\n");
+        if (!missing.empty()) fmt::print("  not covered, by {}:\n", t.contains("winners") ? "line winner" : "solver");
         for (std::size_t i = 0; i < missing.size() && i < 15; ++i)
             fmt::print("  {:>8}  {}\n", missing[i].first, missing[i].second);
         if (missing.size() > 15) fmt::print("  ... {} more (--json lists them)\n", missing.size() - 15);
@@ -438,6 +528,7 @@ Action add_plan_command(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "plan", "show the problem configs of networks, logs, find-dbs and ONNX models, or the kernels each kdb will hold");
     auto options = std::make_shared<BuildOptions>();
+    options->entry_coverage = true;
     options->targets.add_to(*sub);
     add_plan_source_flags(*sub, *options);
     add_problem_source_flags(*sub, *options);
@@ -473,8 +564,14 @@ Action add_plan_command(CLI::App& app) {
                               {"symbols", planned.build.kernels}, {"origin", planned.origin},
                               {"cost", estimated_compile_cost(planned.build)}});
             if (!shard_of.empty()) builds.back()["shard"] = shard_of[i] + 1;
+            if (!planned.compute_units.empty()) builds.back()["compute_units"] = planned.compute_units;
         }
-        const nlohmann::json coverage = coverage_json(plan);
+        nlohmann::json coverage = coverage_json(plan);
+        // Compiles after the same dedup `build` does (CU counts, the two key forms).
+        std::map<std::string, std::set<std::string>> identities;
+        for (const auto& planned : plan.builds)
+            identities[planned.build.target.kdb_filename()].insert(compile_identity(planned.build));
+        for (const auto& [kdb, unique] : identities) coverage[kdb]["compiles"] = unique.size();
         const nlohmann::json networks =
             options->networks.empty() || !planning ? nlohmann::json::object()
                                                    : per_network_json(*options, *planning, plan.targets);

@@ -102,9 +102,19 @@ void deduplicate(Plan& plan) {
     std::vector<PlannedBuild> unique;
     for (auto& b : plan.builds) {
         if (!unique.empty() && !order(unique.back(), b) && !order(b, unique.back())) {
-            auto& symbols = unique.back().build.kernels;
+            auto& kept = unique.back();
+            auto& symbols = kept.build.kernels;
             for (auto& s : b.build.kernels)
                 if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(std::move(s));
+            // Asked for by every card if either user is; else by the cards of both.
+            if (kept.compute_units.empty() || b.compute_units.empty()) {
+                kept.compute_units.clear();
+            } else {
+                kept.compute_units.insert(kept.compute_units.end(), b.compute_units.begin(), b.compute_units.end());
+                std::sort(kept.compute_units.begin(), kept.compute_units.end());
+                kept.compute_units.erase(std::unique(kept.compute_units.begin(), kept.compute_units.end()),
+                                         kept.compute_units.end());
+            }
             continue;
         }
         unique.push_back(std::move(b));

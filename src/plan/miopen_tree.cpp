@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <optional>
 #include <regex>
 
@@ -136,16 +139,103 @@ std::optional<fs::path> MiopenTree::kernel_source(const std::string& file_name) 
     return it->second;
 }
 
+std::optional<unsigned> db_file_compute_units(std::string_view file_name, std::string_view db_id) {
+    if (!file_name.starts_with(db_id)) return std::nullopt;
+    const auto rest = file_name.substr(db_id.size());
+    const auto dot = rest.find('.');
+    if (dot == std::string_view::npos || dot == 0) return std::nullopt;
+    const auto cus = rest.substr(0, dot);
+    unsigned value = 0;
+    if (cus.front() == '_') {
+        const auto n = parse_int(cus.substr(1));
+        if (!n || *n <= 0) return std::nullopt;
+        value = static_cast<unsigned>(*n);
+    } else {
+        for (const char c : cus) {
+            const bool digit = c >= '0' && c <= '9', hex = c >= 'a' && c <= 'f';
+            if (!digit && !hex) return std::nullopt;
+            value = value * 16 + static_cast<unsigned>(digit ? c - '0' : c - 'a' + 10);
+        }
+        // GetDbBasename writes hex only above 64 CUs.
+        if (value <= 64) return std::nullopt;
+    }
+    return value;
+}
+
+namespace {
+
+// The tree ships databases bzip2-compressed; MIOpen's install unpacks them
+// under the same name without .bz2, which is what its lookups see.
+std::optional<fs::path> shipped(const fs::path& dir, const std::string& installed_name) {
+    for (const auto& name : {installed_name + ".bz2", installed_name})
+        if (fs::exists(dir / name)) return dir / name;
+    return std::nullopt;
+}
+
+std::string installed_name(const fs::path& path) {
+    const std::string name = path.filename().string();
+    return name.ends_with(".bz2") ? name.substr(0, name.size() - 4) : name;
+}
+
+}  // namespace
+
 std::optional<fs::path> MiopenTree::find_db(const Target& target) const {
-    for (const auto& name : {target.db_basename() + ".HIP.fdb.txt.bz2", target.db_basename() + ".HIP.fdb.txt"})
-        if (fs::exists(kernels_dir() / name)) return kernels_dir() / name;
+    if (target.arch_wide()) return std::nullopt;
+    if (auto exact = shipped(kernels_dir(), target.db_basename() + ".HIP.fdb.txt")) return exact;
+    // The inexact search (src/find_db.cpp:139-195) keeps the files whose
+    // path.extension() equals ".fdb.txt"; extension() is the last one only
+    // (".txt"), so in 3.2 and 3.3 it keeps none and a card without a find-db of
+    // its exact name gets no system find-db. Done the same way here, so that a
+    // MIOpen that fixes it needs only this condition changed.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(kernels_dir(), ec)) {
+        const fs::path installed = installed_name(entry.path());
+        if (installed.extension() == ".fdb.txt") return entry.path();
+    }
     return std::nullopt;
 }
 
 std::optional<fs::path> MiopenTree::perf_db(const Target& target) const {
-    for (const auto& name : {target.db_basename() + ".db.bz2", target.db_basename() + ".db"})
-        if (fs::exists(kernels_dir() / name)) return kernels_dir() / name;
-    return std::nullopt;
+    if (!target.arch_wide())
+        if (auto exact = shipped(kernels_dir(), target.db_basename() + ".db")) return exact;
+    // The closest CU count among "<db_id>*.db", ties to the first file the
+    // directory lists (strict <, execution_context.hpp:238-243); sorted here so
+    // the choice does not depend on the file system's order.
+    const std::string db_id = target.db_id();
+    // MIOpen reads the CU count after the name's first '_' (:224-229): with an
+    // underscore in the DbId itself (gfx90a_xnack) that is no number, and no
+    // file qualifies.
+    if (db_id.find('_') != std::string::npos) return std::nullopt;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(kernels_dir(), ec)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::optional<fs::path> best;
+    long closest = std::numeric_limits<long>::max();
+    for (const auto& file : files) {
+        const fs::path installed = installed_name(file);
+        if (installed.extension() != ".db") continue;
+        const auto cus = db_file_compute_units(installed.filename().string(), db_id);
+        if (!cus) continue;
+        const long distance = std::labs(static_cast<long>(*cus) - static_cast<long>(target.compute_units));
+        if (distance < closest) {
+            closest = distance;
+            best = file;
+        }
+    }
+    return best;
+}
+
+std::vector<std::pair<fs::path, unsigned>> MiopenTree::find_dbs_of(const Target& target) const {
+    std::vector<std::pair<fs::path, unsigned>> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(kernels_dir(), ec)) {
+        const std::string name = installed_name(entry.path());
+        if (!name.ends_with(".HIP.fdb.txt")) continue;
+        if (const auto cus = db_file_compute_units(name, target.db_id())) out.emplace_back(entry.path(), *cus);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    return out;
 }
 
 }  // namespace kdbgen

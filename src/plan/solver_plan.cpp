@@ -1,4 +1,12 @@
 // Joins problem configs, targets and the solver catalog into kernel builds.
+//
+// In the default find-db mode each find-db line gets the kernels of the one
+// solver MIOpen uses for it. MIOpen 3.3.0, src/ocl/convolutionocl.cpp:
+//   :698-714  GetSolutions reads the line's items, dropping disabled algorithms and invalid ids;
+//   :742-755  sorts them by time (SolutionTimeComparator, :549-565) and keeps the first whose
+//             solver IsApplicable (which holds the env::enabled default-off switches);
+//   :143-172  FindConvolution (Fast/Hybrid find, the default DynamicHybrid among them) and
+//             immediate mode use that front() and compile only it (CompileSolution).
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
 #include "kdbgen/primitive.hpp"
@@ -8,51 +16,116 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace kdbgen {
 
-std::string_view coverage_status_name(CoverageEntry::Status status) {
+using Status = CoverageEntry::Status;
+
+std::string_view coverage_status_name(Status status) {
     switch (status) {
-        case CoverageEntry::Status::Planned: return "planned";
-        case CoverageEntry::Status::Gemm: return "gemm (no kdb kernel)";
-        case CoverageEntry::Status::NotInCatalog: return "solver not in the catalog";
-        case CoverageEntry::Status::NotApplicable: return "not applicable";
-        case CoverageEntry::Status::NoFindDbRecord: return "no find-db record";
-        case CoverageEntry::Status::SourceMissing: return "kernel source not in the MIOpen tree";
-        case CoverageEntry::Status::NoConfiguration: return "no reproducible configuration";
-        case CoverageEntry::Status::Excluded: return "excluded (--exclude-solvers)";
+        case Status::Planned: return "planned";
+        case Status::Gemm: return "gemm (no kdb kernel)";
+        case Status::NotInCatalog: return "solver not in the catalog";
+        case Status::NotApplicable: return "not applicable";
+        case Status::NoFindDbRecord: return "no find-db record";
+        case Status::SourceMissing: return "kernel source not in the MIOpen tree";
+        case Status::NoConfiguration: return "no reproducible configuration";
+        case Status::Excluded: return "excluded (--exclude-solvers)";
+        case Status::DefaultOff: return "off by default in MIOpen";
+        case Status::NotConvolution: return "not a convolution solver";
+        case Status::PrecompiledKernels: return "precompiled in libMIOpen (no kdb kernel)";
     }
     return "?";
 }
 
+bool coverage_status_served(Status status) {
+    return status == Status::Planned || status == Status::Gemm || status == Status::PrecompiledKernels;
+}
+
+bool coverage_status_never_asked(Status status) {
+    return status == Status::DefaultOff || status == Status::NotConvolution;
+}
+
 namespace {
 
-// find-db records of one target: problem key -> solvers, best first.
-std::map<std::string, std::vector<std::string>> find_db_solvers(const Target& target, const SolverPlanOptions& options) {
-    std::map<std::string, std::vector<std::string>> out;
-    const auto load = [&](const fs::path& path) {
-        for (const auto& entry : read_find_db(path)) {
-            auto& solvers = out[entry.key];
-            for (const auto& s : entry.solvers)
-                if (std::find(solvers.begin(), solvers.end(), s.solver) == solvers.end()) solvers.push_back(s.solver);
-        }
-    };
-    bool given = false;
+struct FindDbLine {
+    ConvProblem problem;
+    std::vector<FindDbSolver> items;  // as listed, duplicates dropped
+};
+
+struct FindDbFile {
+    fs::path path;
+    unsigned compute_units = 0;  // from its name
+    std::map<std::string, FindDbLine> lines;
+};
+
+// A card the kdb serves: one for a per-CU target, one per known CU count for
+// an arch-wide one, each with the perf-db MIOpen would read on it.
+struct CardContext {
+    Target target;
+    const PerfDb* perf_db = nullptr;
+};
+
+struct TargetDatabases {
+    std::vector<FindDbFile> find_dbs;
+    std::map<fs::path, std::unique_ptr<PerfDb>> perf_dbs;
+    std::vector<CardContext> cards;
+};
+
+FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units) {
+    FindDbFile file{path, compute_units, {}};
+    for (auto& entry : read_find_db(path)) {
+        auto [it, added] = file.lines.try_emplace(entry.key);
+        if (added) it->second.problem = std::move(entry.problem);
+        auto& items = it->second.items;
+        // DbRecord::ParseContents keeps the first of duplicate ids (src/db_record.cpp:155-159).
+        for (auto& s : entry.solvers)
+            if (std::none_of(items.begin(), items.end(), [&](const FindDbSolver& have) { return have.solver == s.solver; }))
+                items.push_back(std::move(s));
+    }
+    return file;
+}
+
+// The find-dbs a target's kdb is built from: the given files named after it,
+// else the tree's (its own for a card; every one of its DbId when arch-wide).
+std::vector<FindDbFile> target_find_dbs(const Target& target, const SolverPlanOptions& options) {
+    std::vector<FindDbFile> out;
     for (const auto& path : options.find_dbs) {
         const std::string name = path.filename().string();
-        if (name.starts_with(target.db_basename() + ".")) {
-            load(path);
-            given = true;
+        if (!target.arch_wide()) {
+            if (name.starts_with(target.db_basename() + ".")) out.push_back(read_find_db_file(path, target.compute_units));
+        } else if (const auto cus = db_file_compute_units(name, target.db_id())) {
+            out.push_back(read_find_db_file(path, *cus));
         }
     }
-    if (!given && options.tree)
-        if (const auto path = options.tree->find_db(target)) load(*path);
+    if (!out.empty() || !options.tree) return out;
+    if (!target.arch_wide()) {
+        if (const auto path = options.tree->find_db(target)) out.push_back(read_find_db_file(*path, target.compute_units));
+    } else {
+        for (const auto& [path, cus] : options.tree->find_dbs_of(target)) out.push_back(read_find_db_file(path, cus));
+    }
     return out;
 }
 
-struct TargetDatabases {
-    std::map<std::string, std::vector<std::string>> find_db;  // problem key -> solvers, best first
-    std::unique_ptr<PerfDb> perf_db;
+std::vector<unsigned> card_compute_units(const Target& target, const SolverPlanOptions& options,
+                                         const std::vector<FindDbFile>& find_dbs) {
+    if (!target.arch_wide()) return {target.compute_units};
+    std::set<unsigned> cus;
+    if (const auto it = options.compute_units.find(std::string(target.name())); it != options.compute_units.end())
+        cus.insert(it->second.begin(), it->second.end());
+    for (const auto& file : find_dbs) cus.insert(file.compute_units);
+    if (cus.empty())
+        throw InputError(fmt::format("{}: no CU counts known for {} (configs/targets/products.toml lists none and the "
+                                     "MIOpen tree has no find-db for it): give --cus, e.g. --cus 30,36,40",
+                                     target.spec(), target.name()));
+    return {cus.begin(), cus.end()};
+}
+
+struct Evaluation {
+    Status status = Status::Planned;
+    std::string detail;
+    std::vector<PlannedBuild> builds;
 };
 
 }  // namespace
@@ -64,15 +137,32 @@ public:
         // pointed at another tree or find-db reads its own.
         std::string key = fmt::format("{}\n{}", target.spec(), static_cast<const void*>(options.tree));
         for (const auto& path : options.find_dbs) key += "\n" + path.string();
+        for (const auto& [processor, cus] : options.compute_units)
+            if (processor == target.name()) key += "\n" + join_numbers(cus);
         auto [it, inserted] = by_target_.try_emplace(std::move(key));
         if (inserted) {
-            it->second.find_db = find_db_solvers(target, options);
-            if (const auto path = options.tree->perf_db(target)) it->second.perf_db = std::make_unique<PerfDb>(*path);
+            auto& databases = it->second;
+            databases.find_dbs = target_find_dbs(target, options);
+            for (const unsigned cus : card_compute_units(target, options, databases.find_dbs)) {
+                CardContext card{target, nullptr};
+                card.target.compute_units = cus;
+                if (const auto path = options.tree->perf_db(card.target)) {
+                    auto& db = databases.perf_dbs[*path];
+                    if (!db) db = std::make_unique<PerfDb>(*path);
+                    card.perf_db = db.get();
+                }
+                databases.cards.push_back(std::move(card));
+            }
         }
         return it->second;
     }
 
 private:
+    static std::string join_numbers(const std::vector<unsigned>& values) {
+        std::string out;
+        for (const auto v : values) out += std::to_string(v) + ",";
+        return out;
+    }
     std::map<std::string, TargetDatabases> by_target_;
 };
 
@@ -91,133 +181,360 @@ std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const
     return build;
 }
 
+namespace {
+
+// One target's share of the plan.
+class TargetPlanner {
+public:
+    TargetPlanner(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases, Plan& plan)
+        : target_(target), options_(options), databases_(databases), plan_(plan) {}
+
+    void plan(const ProblemSet& problems) {
+        for (const auto& entry : problems.entries()) {
+            if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) plan_convolution(entry, *conv);
+            else plan_primitive(entry);
+        }
+    }
+
+private:
+    // Solvers in the catalog, unless --exclude-solvers leaves them out.
+    const Solver* catalog_solver(const std::string& name) const {
+        const Solver* solver = find_solver(name);
+        if (solver && excluded(name)) return nullptr;
+        return solver;
+    }
+    bool excluded(const std::string& name) const {
+        return std::find(options_.excluded_solvers.begin(), options_.excluded_solvers.end(), name) !=
+               options_.excluded_solvers.end();
+    }
+
+    void add_coverage(const ProblemSet::Entry& entry, std::string solver, Status status, std::string detail) {
+        plan_.coverage.push_back({target_.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
+                                  std::move(solver), status, std::move(detail)});
+    }
+
+    SolverContext context_for(const CardContext& card, const std::string& general) const {
+        return SolverContext{card.target, options_.tree->version(), general, card.perf_db, options_.tree};
+    }
+
+    const CardContext& card_with(unsigned compute_units) const {
+        for (const auto& card : databases_.cards)
+            if (card.target.compute_units == compute_units) return card;
+        return databases_.cards.front();
+    }
+
+    // The builds of one solver kernel list, or nullopt (with the file) when a source is missing.
+    std::optional<std::vector<PlannedBuild>> builds_for(const ProblemSet::Entry& entry, const std::string& name,
+                                                        const std::vector<SolverKernel>& kernels,
+                                                        std::string* missing) const {
+        std::vector<PlannedBuild> builds;
+        for (const auto& kernel : kernels) {
+            auto build = miopen_kernel_build(kernel, target_, *options_.tree);
+            if (!build) {
+                *missing = kernel.file;
+                return std::nullopt;
+            }
+            builds.push_back({std::move(*build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
+                              std::string(problem_kind(entry.problem)),
+                              {}});
+        }
+        return builds;
+    }
+
+    // Why MIOpen as configured never runs a solver name (nullopt: it may).
+    std::optional<std::pair<Status, std::string>> never_run(const std::string& name, const ConvView& view,
+                                                            const SolverContext& ctx) const {
+        if (const Solver* solver = catalog_solver(name)) {
+            if (auto reason = solver->disabled_by_default(view, ctx)) return std::pair{Status::DefaultOff, *reason};
+            return std::nullopt;
+        }
+        const auto external = external_solver(name);
+        if (!external) return std::nullopt;
+        switch (external->kind) {
+            case ExternalSolver::Kind::NotConvolution: return std::pair{Status::NotConvolution, external->reason};
+            case ExternalSolver::Kind::DefaultOff: return std::pair{Status::DefaultOff, external->reason};
+            case ExternalSolver::Kind::Mlir:
+                if (!options_.build.mlir)
+                    return std::pair{Status::DefaultOff, "MIOpen built without MLIR (--mlir off): " + external->reason};
+                return std::nullopt;
+            case ExternalSolver::Kind::PrecompiledKernels:
+                if (!options_.build.composable_kernel)
+                    return std::pair{Status::DefaultOff,
+                                     "MIOpen built without composable kernels (--ck off): " + external->reason};
+                return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    // What planning a solver for a problem gives, over the cards the kdb serves.
+    // `home` is the card whose status is reported (the find-db line's own);
+    // with check_applicable, cards on which the solver does not apply get nothing.
+    Evaluation evaluate(const ProblemSet::Entry& entry, const ConvView& view, const std::string& name,
+                        const CardContext& home, bool check_applicable) const {
+        Evaluation ev;
+        const std::string general = data_type_options(view);
+        if (excluded(name)) return {Status::Excluded, "", {}};
+        const Solver* solver = find_solver(name);
+        if (!solver) {
+            const auto external = external_solver(name);
+            if (auto off = never_run(name, view, context_for(home, general))) return {off->first, off->second, {}};
+            if (external && external->kind == ExternalSolver::Kind::PrecompiledKernels)
+                return {Status::PrecompiledKernels, external->reason, {}};
+            return {Status::NotInCatalog, external ? external->reason : "", {}};
+        }
+        if (auto off = never_run(name, view, context_for(home, general))) return {off->first, off->second, {}};
+        if (!solver->builds_kernels()) return {Status::Gemm, "", {}};
+        const bool check = check_applicable && solver->applicability_modelled();
+        std::string why;
+        if (check && !solver->applicable(view, context_for(home, general), &why)) return {Status::NotApplicable, why, {}};
+
+        // The cards to evaluate: all of them for a CU-dependent solver; else one per perf-db.
+        std::vector<std::pair<const CardContext*, std::vector<unsigned>>> cards;
+        for (const auto& card : databases_.cards) {
+            auto same = std::find_if(cards.begin(), cards.end(), [&](const auto& c) {
+                return !solver->uses_compute_units() && c.first->perf_db == card.perf_db;
+            });
+            if (same != cards.end()) same->second.push_back(card.target.compute_units);
+            else cards.push_back({&card, {card.target.compute_units}});
+        }
+        // The reported card first: its failure is the entry's status.
+        std::stable_partition(cards.begin(), cards.end(), [&](const auto& c) {
+            return std::find(c.second.begin(), c.second.end(), home.target.compute_units) != c.second.end();
+        });
+        std::map<std::pair<std::string, std::string>, std::set<unsigned>> asked_by;
+        std::vector<PlannedBuild> builds;
+        std::vector<std::string> other_cards;
+        for (std::size_t i = 0; i < cards.size(); ++i) {
+            const auto& [card, cus] = cards[i];
+            const bool reported = i == 0;
+            SolverContext ctx = context_for(*card, general);
+            if (!reported && check && !solver->applicable(view, ctx, nullptr)) continue;
+            // MIOpen asks for the data-type block once or twice (DESIGN.md):
+            // solvers that copy the general options get both keys.
+            std::vector<std::string> forms{general};
+            if (solver->uses_general_options()) forms.push_back(general + general);
+            std::vector<PlannedBuild> card_builds;
+            bool failed = false;
+            for (const auto& form : forms) {
+                ctx.general_options = form;
+                const auto kernels = solver->kernels(view, ctx);
+                std::string missing;
+                if (kernels.empty()) {
+                    // e.g. a tunable solver without a perf-db record whose default kdbgen cannot reproduce.
+                    if (reported) ev = {Status::NoConfiguration, std::string(solver->missing_kernels_reason()), {}};
+                    failed = true;
+                    break;
+                }
+                auto more = builds_for(entry, name, kernels, &missing);
+                if (!more) {
+                    if (reported) ev = {Status::SourceMissing, missing, {}};
+                    failed = true;
+                    break;
+                }
+                for (auto& b : *more) card_builds.push_back(std::move(b));
+            }
+            if (failed) {
+                if (reported) return ev;
+                other_cards.push_back(fmt::format("{} CUs", cus.front()));
+                continue;
+            }
+            for (auto& b : card_builds) {
+                auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
+                users.insert(cus.begin(), cus.end());
+                builds.push_back(std::move(b));
+            }
+        }
+        if (!other_cards.empty()) ev.detail = "no configuration for " + join(other_cards, ", ");
+        // Tag keys that only some cards ask for; deduplicate() merges the rest.
+        const std::size_t all = databases_.cards.size();
+        for (auto& b : builds) {
+            const auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
+            if (users.size() < all) b.compute_units.assign(users.begin(), users.end());
+        }
+        ev.builds = std::move(builds);
+        return ev;
+    }
+
+    void take(Evaluation& ev) {
+        for (auto& b : ev.builds) plan_.builds.push_back(std::move(b));
+        ev.builds.clear();
+    }
+
+    // Every find-db line for a problem key: one per find-db file that has it.
+    std::vector<std::pair<const FindDbFile*, const FindDbLine*>> lines_for(const std::string& key) const {
+        std::vector<std::pair<const FindDbFile*, const FindDbLine*>> out;
+        for (const auto& file : databases_.find_dbs)
+            if (const auto it = file.lines.find(key); it != file.lines.end()) out.emplace_back(&file, &it->second);
+        return out;
+    }
+
+    void plan_line(const ProblemSet::Entry& entry, const ConvView& view, const FindDbFile& file,
+                   const FindDbLine& line) {
+        const CardContext& home = card_with(file.compute_units);
+        auto items = line.items;
+        // SolutionTimeComparator (src/ocl/convolutionocl.cpp:549-565): positive times
+        // ascending, then the negative (coarse) estimates by modulus. Stable, so ties keep file order.
+        std::stable_sort(items.begin(), items.end(), [](const FindDbSolver& a, const FindDbSolver& b) {
+            if (a.time < 0 && b.time < 0) return a.time > b.time;
+            if (a.time > 0 && b.time < 0) return true;
+            if (a.time < 0 && b.time > 0) return false;
+            return a.time < b.time;
+        });
+        LineCoverage result{target_.kdb_filename(), entry.key, file.path.filename().string(), "", Status::DefaultOff, "",
+                            {}};
+        const std::string general = data_type_options(view);
+        bool any_not_applicable = false;
+        std::set<std::string> evaluated;
+        for (const auto& item : items) {
+            const SolverContext ctx = context_for(home, general);
+            std::optional<std::pair<Status, std::string>> skip = never_run(item.solver, view, ctx);
+            const Solver* solver = catalog_solver(item.solver);
+            std::string why;
+            if (!skip && solver && solver->applicability_modelled() && !solver->applicable(view, ctx, &why)) {
+                skip = std::pair{Status::NotApplicable, why};
+                any_not_applicable = true;
+            }
+            if (skip) {
+                result.skipped.push_back({item.solver, skip->first, skip->second});
+                if (!options_.entry_coverage && options_.mode == SolverMode::FindDb) {
+                    add_coverage(entry, item.solver, skip->first, skip->second);
+                    evaluated.insert(item.solver);
+                }
+                continue;
+            }
+            Evaluation ev = evaluate(entry, view, item.solver, home, true);
+            result.winner = item.solver;
+            result.status = ev.status;
+            result.detail = ev.detail;
+            if (options_.mode == SolverMode::FindDb) {
+                if (!options_.entry_coverage) {
+                    add_coverage(entry, item.solver, ev.status, ev.detail);
+                    evaluated.insert(item.solver);
+                }
+                take(ev);
+            }
+            break;
+        }
+        if (result.winner.empty() && any_not_applicable) {
+            result.status = Status::NotApplicable;
+            result.detail = "no item of the line applies";
+        }
+        plan_.lines.push_back(std::move(result));
+        // Every listed entry, as find-db-all plans it (and builds it in that mode).
+        if (options_.entry_coverage || options_.mode == SolverMode::FindDbAll) {
+            for (const auto& item : line.items) {
+                if (evaluated.count(item.solver)) continue;
+                Evaluation ev = evaluate(entry, view, item.solver, home, false);
+                add_coverage(entry, item.solver, ev.status, ev.detail);
+                if (options_.mode == SolverMode::FindDbAll) take(ev);
+            }
+        }
+    }
+
+    void plan_convolution(const ProblemSet::Entry& entry, const ConvProblem& conv) {
+        const ConvView view{conv};
+        if (options_.mode == SolverMode::Applicable) {
+            const CardContext& home = databases_.cards.front();
+            for (const auto* solver : solver_catalog()) {
+                const std::string name(solver->name());
+                if (!solver->builds_kernels() || !solver->applicability_modelled()) continue;
+                Evaluation ev = evaluate(entry, view, name, home, true);
+                if (ev.status == Status::NotApplicable || ev.status == Status::DefaultOff) continue;
+                add_coverage(entry, name, ev.status, ev.detail);
+                take(ev);
+            }
+            return;
+        }
+        const auto lines = lines_for(entry.key);
+        if (lines.empty()) {
+            add_coverage(entry, "", Status::NoFindDbRecord, "the find-db has no record; --solvers applicable plans it anyway");
+            return;
+        }
+        for (const auto& [file, line] : lines) plan_line(entry, view, *file, *line);
+    }
+
+    void plan_primitive(const ProblemSet::Entry& entry) {
+        // MIOpen runs the first applicable solver of a fixed list; cards differ only where a
+        // solver reads the CU count, so each card is planned and the keys merged.
+        std::string name;
+        bool planned = false;
+        std::map<std::pair<std::string, std::string>, std::set<unsigned>> asked_by;
+        std::vector<PlannedBuild> builds;
+        for (std::size_t i = 0; i < databases_.cards.size(); ++i) {
+            const auto& card = databases_.cards[i];
+            const bool reported = i == 0;
+            const PrimitiveContext ctx{card.target, options_.tree->version()};
+            std::string why;
+            const PrimitiveSolver* solver = choose_primitive_solver(entry.problem, ctx, &why);
+            if (!solver) {
+                if (reported) add_coverage(entry, "", Status::NotApplicable, why);
+                continue;
+            }
+            name = solver->name();
+            if (excluded(name)) {
+                if (reported) add_coverage(entry, name, Status::Excluded, "");
+                continue;
+            }
+            const auto kernels = solver->kernels(entry.problem, ctx);
+            if (kernels.empty()) {
+                if (reported) add_coverage(entry, name, Status::NoConfiguration, "the solver builds no kernel here");
+                continue;
+            }
+            std::string missing;
+            auto more = builds_for(entry, name, kernels, &missing);
+            if (!more) {
+                if (reported) add_coverage(entry, name, Status::SourceMissing, missing);
+                continue;
+            }
+            if (reported) add_coverage(entry, name, Status::Planned, "");
+            planned = true;
+            for (auto& b : *more) {
+                asked_by[{b.build.kdb_name(), b.build.kdb_args()}].insert(card.target.compute_units);
+                builds.push_back(std::move(b));
+            }
+        }
+        if (!planned) return;
+        for (auto& b : builds) {
+            const auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
+            if (users.size() < databases_.cards.size()) b.compute_units.assign(users.begin(), users.end());
+            plan_.builds.push_back(std::move(b));
+        }
+    }
+
+    const Target& target_;
+    const SolverPlanOptions& options_;
+    const TargetDatabases& databases_;
+    Plan& plan_;
+};
+
+}  // namespace
+
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
     if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
+    if (problems.entries().empty() && !options.find_db_problems_when_empty)
+        throw InputError("the problem sources given yield no problem to plan");
     Plan plan;
     plan.targets = targets;
-    const auto catalog = solver_catalog();
     for (const auto& target : targets) {
         TargetDatabaseCache uncached;
         const TargetDatabases& databases = (options.databases ? *options.databases : uncached).get(target, options);
-        const auto& records = databases.find_db;
 
-        // The problems for this target: the ones given, or else its find-db's.
+        // The problems for this target: the ones given, or else its find-dbs' lines.
         ProblemSet own;
         const ProblemSet* set = &problems;
         if (problems.entries().empty()) {
-            if (records.empty())
+            if (databases.find_dbs.empty())
                 throw InputError(fmt::format("no problems given and no find-db for {} ({}.HIP.fdb.txt.bz2 in {} or "
                                              "--find-db)",
-                                             target.spec(), target.db_basename(), options.tree->kernels_dir().string()));
-            for (const auto& [key, solvers] : records) own.add(parse_conv_problem_key(key), target.db_basename() + " find-db");
+                                             target.spec(),
+                                             target.arch_wide() ? target.db_id() + "*" : target.db_basename(),
+                                             options.tree->kernels_dir().string()));
+            for (const auto& file : databases.find_dbs)
+                for (const auto& [key, line] : file.lines)
+                    own.add(line.problem, file.path.filename().string());
             set = &own;
         }
-        const auto add_coverage = [&](const ProblemSet::Entry& entry, std::string solver, CoverageEntry::Status status,
-                                      std::string detail) {
-            plan.coverage.push_back({target.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
-                                     std::move(solver), status, std::move(detail)});
-        };
-        // The builds for a solver's kernels, or nullopt (and a coverage entry) when a source is missing.
-        const auto builds_for = [&](const ProblemSet::Entry& entry, const std::string& name,
-                                    const std::vector<SolverKernel>& kernels) -> std::optional<std::vector<PlannedBuild>> {
-            std::vector<PlannedBuild> builds;
-            for (const auto& kernel : kernels) {
-                auto build = miopen_kernel_build(kernel, target, *options.tree);
-                if (!build) {
-                    add_coverage(entry, name, CoverageEntry::Status::SourceMissing, kernel.file);
-                    return std::nullopt;
-                }
-                builds.push_back({std::move(*build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
-                                  std::string(problem_kind(entry.problem))});
-            }
-            return builds;
-        };
-        for (const auto& entry : set->entries()) {
-            const auto* conv = std::get_if<ConvProblem>(&entry.problem);
-            if (!conv) {
-                const PrimitiveContext ctx{target, options.tree->version()};
-                std::string why;
-                const PrimitiveSolver* solver = choose_primitive_solver(entry.problem, ctx, &why);
-                if (!solver) {
-                    add_coverage(entry, "", CoverageEntry::Status::NotApplicable, why);
-                    continue;
-                }
-                const std::string name(solver->name());
-                if (std::find(options.excluded_solvers.begin(), options.excluded_solvers.end(), name) !=
-                    options.excluded_solvers.end()) {
-                    add_coverage(entry, name, CoverageEntry::Status::Excluded, "");
-                    continue;
-                }
-                const auto kernels = solver->kernels(entry.problem, ctx);
-                if (kernels.empty()) {
-                    add_coverage(entry, name, CoverageEntry::Status::NoConfiguration, "the solver builds no kernel here");
-                    continue;
-                }
-                auto builds = builds_for(entry, name, kernels);
-                if (!builds) continue;
-                add_coverage(entry, name, CoverageEntry::Status::Planned, "");
-                for (auto& b : *builds) plan.builds.push_back(std::move(b));
-                continue;
-            }
-            const ConvView view{*conv};
-            std::vector<std::pair<const Solver*, std::string>> chosen;  // solver, or its missing name
-            if (options.mode == SolverMode::FindDb) {
-                const auto it = records.find(entry.key);
-                if (it == records.end()) {
-                    add_coverage(entry, "", CoverageEntry::Status::NoFindDbRecord,
-                                 "the find-db has no record; --solvers applicable plans it anyway");
-                    continue;
-                }
-                for (const auto& name : it->second) chosen.emplace_back(find_solver(name), name);
-            } else {
-                for (const auto* solver : catalog) chosen.emplace_back(solver, std::string(solver->name()));
-            }
-            const std::string general = data_type_options(view);
-            for (const auto& [solver, name] : chosen) {
-                if (!solver) {
-                    add_coverage(entry, name, CoverageEntry::Status::NotInCatalog, "");
-                    continue;
-                }
-                if (std::find(options.excluded_solvers.begin(), options.excluded_solvers.end(), name) !=
-                    options.excluded_solvers.end()) {
-                    add_coverage(entry, name, CoverageEntry::Status::Excluded, "");
-                    continue;
-                }
-                if (!solver->builds_kernels()) {
-                    if (options.mode == SolverMode::FindDb) add_coverage(entry, name, CoverageEntry::Status::Gemm, "");
-                    continue;
-                }
-                SolverContext ctx{target, options.tree->version(), general, databases.perf_db.get()};
-                std::string why;
-                if (options.mode == SolverMode::Applicable && !solver->applicable(view, ctx, &why)) continue;
-                // MIOpen asks for the data-type block once or twice (see DESIGN.md):
-                // solvers that copy the general options get both keys.
-                std::vector<std::string> forms{general};
-                if (solver->uses_general_options()) forms.push_back(general + general);
-                bool missing = false;
-                std::vector<PlannedBuild> builds;
-                for (const auto& form : forms) {
-                    ctx.general_options = form;
-                    const auto kernels = solver->kernels(view, ctx);
-                    if (kernels.empty()) {
-                        // e.g. ConvAsm1x1U on gfx908 without a perf-db record: MIOpen's AI-tuned default.
-                        add_coverage(entry, name, CoverageEntry::Status::NoConfiguration,
-                                     std::string(solver->missing_kernels_reason()));
-                        missing = true;
-                        break;
-                    }
-                    auto more = builds_for(entry, name, kernels);
-                    if (!more) {
-                        missing = true;
-                        break;
-                    }
-                    for (auto& b : *more) builds.push_back(std::move(b));
-                }
-                if (missing) continue;
-                add_coverage(entry, name, CoverageEntry::Status::Planned, "");
-                for (auto& b : builds) plan.builds.push_back(std::move(b));
-            }
-        }
+        TargetPlanner(target, options, databases, plan).plan(*set);
     }
     deduplicate(plan);
     return plan;

@@ -67,6 +67,12 @@ bool deprecated_solvers_enabled(const Target& target) {
     return d == "gfx803" || d == "gfx900" || d == "gfx906" || d == "gfx908" || d == "gfx90a" || d.starts_with("gfx103");
 }
 
+std::optional<std::string> deprecated_solver_off(const Target& target) {
+    if (deprecated_solvers_enabled(target)) return std::nullopt;
+    return "a deprecated solver, off on " + std::string(target.name()) +
+           " unless MIOPEN_DEBUG_ENABLE_DEPRECATED_SOLVERS is set (src/solver.cpp:716-732)";
+}
+
 bool ConvView::IsLayoutDefault() const {
     const char* layout = Is2d() ? "NCHW" : "NCDHW";
     return p.in_layout == layout && p.weights_layout == layout && p.out_layout == layout;

@@ -246,6 +246,8 @@ TEST(SolverGoldenKeys, GemmHelpers) {
 }
 
 // End to end with a MIOpen tree: find-db planning, both key forms, coverage reasons.
+// The default mode builds each line's winner only (src/ocl/convolutionocl.cpp:742-755,
+// GetSolutions, MIOpen 3.3.0); find-db-all every listed solver.
 TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
@@ -259,7 +261,8 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     SolverPlanOptions options;
     options.tree = &tree;
     options.find_dbs = {fdb};
-    const auto plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
+    options.mode = SolverMode::FindDbAll;
+    auto plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
     // The naive conv with the block once and twice, and GemmFwdRest's im2col helper.
     ASSERT_EQ(plan.builds.size(), 3u);
     std::set<std::string> naive_args, names;
@@ -276,6 +279,78 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
     EXPECT_EQ(status["GemmFwdRest"], CoverageEntry::Status::Planned);
     EXPECT_EQ(status["GemmFwd1x1_0_1"], CoverageEntry::Status::Gemm);
     EXPECT_EQ(status["ConvMlirIgemmFwd"], CoverageEntry::Status::NotInCatalog);
+
+    // The winner only: the naive conv (0.1 ms) for the first line, the rocBLAS GEMM for the second.
+    options.mode = SolverMode::FindDb;
+    plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
+    ASSERT_EQ(plan.builds.size(), 2u);
+    for (const auto& b : plan.builds) EXPECT_EQ(b.build.kdb_name(), "naive_conv.cpp.o");
+    ASSERT_EQ(plan.lines.size(), 2u);
+    std::map<std::string, LineCoverage> lines;
+    for (const auto& line : plan.lines) lines[line.problem] = line;
+    EXPECT_EQ(lines["1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F"].winner, "ConvDirectNaiveConvFwd");
+    EXPECT_EQ(lines["64-56-56-1x1-256-56-56-1-0x0-1x1-1x1-0-NCHW-FP32-F"].winner, "GemmFwd1x1_0_1");
+    EXPECT_EQ(lines["64-56-56-1x1-256-56-56-1-0x0-1x1-1x1-0-NCHW-FP32-F"].status, CoverageEntry::Status::Gemm);
+    EXPECT_EQ(plan.coverage.size(), 4u) << "every listed entry is still counted";
+}
+
+// A line's fastest item that MIOpen never runs falls through to the next
+// (GetSolutions skips it on IsApplicable, src/ocl/convolutionocl.cpp:746-750, 3.3.0):
+// ConvCkIgemmFwdV6r1DlopsNchw is off unless MIOPEN_DEBUG_CONV_CK_IGEMM_FWD_V6R1_DLOPS_NCHW
+// is set (WORKAROUND_SWDEV_411729, conv_ck_igemm_fwd_v6r1_dlops_nchw.cpp:37, :92-93),
+// ConvMlirIgemmFwd is absent from a MIOpen built without MLIR (conv_mlir_igemm_fwd.cpp:166),
+// and a fusion id has no convolution solver (src/solver.cpp:316-320). The line below is a
+// real gfx1030_36 line (MIOpen 3.3.0 src/kernels/gfx1030_36.HIP.fdb.txt.bz2), legacy format.
+TEST(SolverPlan, LineWinnerSkipsWhatMIOpenNeverRuns) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const auto tree = MiopenTree::open(src);
+    test::TempDir dir;
+    const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
+    const std::string ck_line =
+        "1008-14-14-1x1-192-14-14-1024-0x0-1x1-1x1-0-NCHW-FP16-F=miopenConvolutionFwdAlgoImplicitGEMM:"
+        "ConvCkIgemmFwdV6r1DlopsNchw,3.93505,4096,miopenConvolutionFwdAlgoImplicitGEMM,<unused>;"
+        "miopenConvolutionFwdAlgoWinograd:ConvBinWinogradRxSf3x2,4.95169,0,miopenConvolutionFwdAlgoWinograd,<unused>;"
+        "miopenConvolutionFwdAlgoGEMM:GemmFwd1x1_0_1,5.45363,0,miopenConvolutionFwdAlgoGEMM,not used;"
+        "miopenConvolutionFwdAlgoDirect:ConvDirectNaiveConvFwd,647.358,0,miopenConvolutionFwdAlgoDirect,not used\n";
+    // Listed out of time order: the naive conv is slowest but written first.
+    const std::string mlir_line =
+        "16-28-28-3x3-16-28-28-1-1x1-1x1-1x1-0-NCHW-FP32-F=ConvDirectNaiveConvFwd:9.5,0,miopenConvolutionFwdAlgoDirect;"
+        "ConvMlirIgemmFwd:0.5,0,miopenConvolutionFwdAlgoImplicitGEMM;"
+        "ConvOclDirectFwdFused:0.1,0,miopenConvolutionFwdAlgoDirect\n";
+    write_file_atomic(fdb, test::bytes_of(ck_line + mlir_line));
+    SolverPlanOptions options;
+    options.tree = &tree;
+    options.find_dbs = {fdb};
+    const auto winners = [&](const SolverPlanOptions& o) {
+        std::map<std::string, std::string> out;
+        for (const auto& line : plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), o).lines)
+            out[line.problem.substr(0, 4)] = line.winner;
+        return out;
+    };
+    auto w = winners(options);
+    EXPECT_EQ(w["1008"], "ConvBinWinogradRxSf3x2");
+    EXPECT_EQ(w["16-2"], "ConvMlirIgemmFwd") << "MLIR on (MIOpen's default): the line needs rocMLIR's kernel";
+    options.build.mlir = false;
+    w = winners(options);
+    EXPECT_EQ(w["16-2"], "ConvDirectNaiveConvFwd");
+    const auto plan = plan_from_problems(ProblemSet{}, parse_target_list("gfx1030_36"), options);
+    for (const auto& line : plan.lines) {
+        ASSERT_FALSE(line.skipped.empty()) << line.problem;
+        if (line.problem.starts_with("1008")) {
+            EXPECT_EQ(line.skipped[0].solver, "ConvCkIgemmFwdV6r1DlopsNchw");
+            EXPECT_EQ(line.skipped[0].status, CoverageEntry::Status::DefaultOff);
+            EXPECT_EQ(line.status, CoverageEntry::Status::Planned);
+        } else {
+            EXPECT_EQ(line.skipped[0].status, CoverageEntry::Status::NotConvolution);
+            EXPECT_EQ(line.skipped[1].status, CoverageEntry::Status::DefaultOff);
+        }
+    }
+    // The Winograd kernel of the first line and the naive conv (two key forms) of the second.
+    std::set<std::string> names;
+    for (const auto& b : plan.builds) names.insert(b.build.kdb_name());
+    EXPECT_TRUE(names.count("naive_conv.cpp.o"));
+    EXPECT_EQ(names.size(), 2u);
 }
 
 // ConvBinWinogradRxS: conv_bin_winoRxS.cpp:273-331 (MIOpen 3.3.0): options

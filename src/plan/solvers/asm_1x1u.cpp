@@ -98,7 +98,7 @@ std::optional<Config> parse(const std::string& text) {
 
 std::string defsym(std::string_view name, long long value) { return fmt::format(" -Wa,-defsym,{}={}", name, value); }
 
-class ConvAsm1x1U : public Solver {
+class ConvAsm1x1U : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvAsm1x1U"; }
     bool uses_general_options() const override { return true; }  // the stride-2 helper copies them

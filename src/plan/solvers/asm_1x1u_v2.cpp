@@ -105,7 +105,7 @@ Config heuristic(const ConvView& p) {
 
 std::string defsym(std::string_view name, long long value) { return fmt::format(" -Wa,-defsym,{}={}", name, value); }
 
-class ConvAsm1x1UV2 : public Solver {
+class ConvAsm1x1UV2 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvAsm1x1UV2"; }
 

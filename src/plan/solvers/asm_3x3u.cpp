@@ -56,7 +56,7 @@ bool valid(const ConvView& p, const Config& c) {
     return n < 256;
 }
 
-class ConvAsm3x3U : public Solver {
+class ConvAsm3x3U : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvAsm3x3U"; }
 

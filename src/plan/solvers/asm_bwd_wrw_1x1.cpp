@@ -91,7 +91,7 @@ Config heuristic(const ConvView& p, const SolverContext& ctx) {
 
 std::string defsym(std::string_view name, long long value) { return fmt::format(" -Wa,-defsym,{}={}", name, value); }
 
-class ConvAsmBwdWrW1x1 : public Solver {
+class ConvAsmBwdWrW1x1 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvAsmBwdWrW1x1"; }
     bool uses_general_options() const override { return true; }  // the SubSample helper copies them

@@ -111,9 +111,15 @@ Config heuristic(const ConvView& p, const SolverContext& ctx) {
 
 std::string defsym(std::string_view name, long long value) { return fmt::format(" -Wa,-defsym,{}={}", name, value); }
 
-class ConvAsmBwdWrW3x3 : public Solver {
+class ConvAsmBwdWrW3x3 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvAsmBwdWrW3x3"; }
+    std::optional<std::string> disabled_by_default(const ConvView& p, const SolverContext& ctx) const override {
+        if (ctx.target.name() == "gfx90a" && p.IsFp32())
+            return "WORKAROUND_SWDEV_330460: FP32 off on gfx90a unless MIOPEN_DEBUG_CONV_DIRECT_ASM_WRW3X3=1 "
+                   "(conv_asm_dir_BwdWrW3x3.cpp:42, :432-435)";
+        return DeprecatedSolver::disabled_by_default(p, ctx);
+    }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (!deprecated_solvers_enabled(ctx.target)) return reject(why, "deprecated solver: not enabled on this target");

@@ -116,6 +116,7 @@ public:
     std::string_view missing_kernels_reason() const override {
         return "helper kernels kdbgen does not reproduce (3-D im2col/col2im, INT8 casts)";
     }
+    bool applicability_modelled() const override { return false; }
     bool applicable(const ConvView&, const SolverContext&, std::string* why) const override {
         return reject(why, "GEMM solvers are planned from the find-db only");
     }

@@ -28,10 +28,16 @@ int n_passes(const ConvView& p) {
 
 int unit_dividing(long n) { return n % 4 == 0 ? 4 : n % 3 == 0 ? 3 : n % 2 == 0 ? 2 : 1; }
 
-class ConvOclBwdWrW1x1 : public Solver {
+class ConvOclBwdWrW1x1 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclBwdWrW1x1"; }
     bool uses_general_options() const override { return true; }
+    std::optional<std::string> disabled_by_default(const ConvView& p, const SolverContext& ctx) const override {
+        if (ctx.target.name().starts_with("gfx10") || ctx.target.name().starts_with("gfx11"))
+            return "WORKAROUND_SWDEV_266868: off on gfx10/gfx11 unless MIOPEN_DEBUG_CONV_DIRECT_OCL_WRW1X1=1 "
+                   "(conv_ocl_dir2D_bwdWrW_1x1.cpp:37, :48-54)";
+        return DeprecatedSolver::disabled_by_default(p, ctx);
+    }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (ctx.target.name().starts_with("gfx10") || ctx.target.name().starts_with("gfx11"))

@@ -191,7 +191,7 @@ std::vector<SolverKernel> solution(const ConvView& p, const SolverContext& ctx, 
 }
 
 template <int NBatchLoops>
-class ConvOclBwdWrW2 : public Solver {
+class ConvOclBwdWrW2 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return name_; }
     bool uses_general_options() const override { return true; }
@@ -212,7 +212,7 @@ private:
     std::string name_ = "ConvOclBwdWrW2<" + std::to_string(NBatchLoops) + ">";
 };
 
-class ConvOclBwdWrW2NonTunable : public Solver {
+class ConvOclBwdWrW2NonTunable : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclBwdWrW2NonTunable"; }
     bool uses_general_options() const override { return true; }

@@ -159,7 +159,7 @@ std::optional<Plan> solve(const ConvView& p, const SolverContext& ctx) {
     return plan;
 }
 
-class ConvOclBwdWrW53 : public Solver {
+class ConvOclBwdWrW53 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclBwdWrW53"; }
     bool uses_general_options() const override { return true; }

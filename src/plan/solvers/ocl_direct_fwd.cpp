@@ -92,7 +92,7 @@ bool valid_config(const ConvView& p, const LegacyConfig& config) {
     return (in_lcl_sz + weights_sz) * type_size <= 65536;
 }
 
-class ConvOclDirectFwd : public Solver {
+class ConvOclDirectFwd : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclDirectFwd"; }
     bool uses_general_options() const override { return true; }

@@ -17,7 +17,7 @@ namespace kdbgen {
 
 namespace {
 
-class ConvOclDirectFwd11x11 : public Solver {
+class ConvOclDirectFwd11x11 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclDirectFwd11x11"; }
     bool uses_general_options() const override { return true; }

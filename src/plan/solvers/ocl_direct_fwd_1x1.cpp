@@ -17,10 +17,17 @@ namespace {
 
 using legacy::LegacyConfig;
 
-class ConvOclDirectFwd1x1 : public Solver {
+class ConvOclDirectFwd1x1 : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclDirectFwd1x1"; }
     bool uses_general_options() const override { return true; }
+    std::optional<std::string> disabled_by_default(const ConvView& p, const SolverContext& ctx) const override {
+        const std::string_view device = ctx.target.name();
+        if (device.starts_with("gfx10") || device.starts_with("gfx11"))
+            return "WORKAROUND_SWDEV_271887: off on gfx10/gfx11 unless MIOPEN_DEBUG_CONV_DIRECT_OCL_FWD1X1=1 "
+                   "(conv_ocl_dir2Dfwd1x1.cpp:34, :60-68)";
+        return DeprecatedSolver::disabled_by_default(p, ctx);
+    }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         const std::string_view device = ctx.target.name();

@@ -19,7 +19,7 @@ namespace {
 
 int ceil_log2(int n) { return static_cast<int>(std::ceil(std::log(n) / std::log(2))); }
 
-class ConvOclDirectFwdGen : public Solver {
+class ConvOclDirectFwdGen : public DeprecatedSolver {
 public:
     std::string_view name() const override { return "ConvOclDirectFwdGen"; }
     bool uses_general_options() const override { return true; }

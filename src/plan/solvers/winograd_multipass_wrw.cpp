@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace kdbgen {
 
 namespace {
@@ -32,6 +34,16 @@ public:
         suffix_ = fmt::format("_{}_{}_{}_{}", data_h, data_w, filter_h, filter_w);
     }
     std::string_view name() const override { return name_; }
+    bool applicability_modelled() const override { return false; }
+    std::optional<std::string> disabled_by_default(const ConvView& p, const SolverContext& ctx) const override {
+        const int data = std::max(data_h_, data_w_), filter = std::max(filter_h_, filter_w_);
+        const std::string_view device = ctx.target.name();
+        if (p.IsFp16() && (device.starts_with("gfx906") || device.starts_with("gfx908")) && data == 3 && filter >= 4)
+            return fmt::format("WORKAROUND_SWDEV_234193: FP16 F3x{} off on gfx906/gfx908 unless "
+                               "MIOPEN_DEBUG_AMD_WINOGRAD_MPASS_F3X{}=1 (conv_multipass_wino3x3WrW.cpp:43, :401-418)",
+                               filter, filter);
+        return std::nullopt;
+    }
     bool applicable(const ConvView&, const SolverContext&, std::string* why) const override {
         return reject(why, "planned from the find-db only (workspace-dependent applicability)");
     }

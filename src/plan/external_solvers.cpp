@@ -1,0 +1,77 @@
+// Solver names that find-dbs list and kdbgen's catalog does not port, whose
+// fate in MIOpen is known without porting them: built into libMIOpen (no kdb
+// record), compiled by rocMLIR, off by default, or not a convolution solver
+// at all. Everything else outside the catalog is taken as applicable and
+// enabled, since the find-db that names it came from a MIOpen that ran it.
+#include "kdbgen/plan.hpp"
+
+#include <array>
+
+namespace kdbgen {
+
+namespace {
+
+struct Entry {
+    std::string_view name;
+    ExternalSolver::Kind kind;
+    std::string_view reason;
+};
+
+using Kind = ExternalSolver::Kind;
+
+// MIOpen 3.3.0 (develop 2d1fd997) file:line; rocm-6.2.0 (3.2.0) has the same rules.
+constexpr std::array kExternal = {
+    // The composable-kernel solvers run CK device instances compiled into
+    // libMIOpen: GetSolution builds no program (no construction_params), so
+    // they never ask a kdb for anything. Each IsApplicable is #if
+    // MIOPEN_USE_COMPOSABLEKERNEL (CMakeLists.txt:261, default On; 3.2: :241).
+    Entry{"ConvHipImplicitGemmFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_fwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_bwd_data_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmGroupFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_fwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmGroupBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_bwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmGroupWrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_wrw_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemm3DGroupFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_fwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemm3DGroupBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_bwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemm3DGroupWrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_wrw_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmF16F8F16FwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_fwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmF16F8F16BwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_bwd_xdlops.cpp"},
+    Entry{"ConvHipImplicitGemmF16F8F16WrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_wrw_xdlops.cpp"},
+    // rocMLIR generates these kernels inside MIOpen (MiirGenBin); each IsApplicable
+    // is #if MIOPEN_USE_MLIR (CMakeLists.txt:401-402: on for shared builds; 3.2: :364-365).
+    Entry{"ConvMlirIgemmFwd", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_fwd.cpp:166"},
+    Entry{"ConvMlirIgemmBwd", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_bwd.cpp:46"},
+    Entry{"ConvMlirIgemmWrW", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_wrw.cpp:47"},
+    Entry{"ConvMlirIgemmFwdXdlops", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_fwd_xdlops.cpp:61"},
+    Entry{"ConvMlirIgemmBwdXdlops", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_bwd_xdlops.cpp:47"},
+    Entry{"ConvMlirIgemmWrWXdlops", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_wrw_xdlops.cpp:48"},
+    // Off unless an environment variable turns them on.
+    Entry{"ConvCkIgemmFwdV6r1DlopsNchw", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_411729: IsApplicable needs MIOPEN_DEBUG_CONV_CK_IGEMM_FWD_V6R1_DLOPS_NCHW=1 "
+          "(src/solver/conv/conv_ck_igemm_fwd_v6r1_dlops_nchw.cpp:37, :92-93)"},
+    Entry{"ConvHipImplicitGemmBwdDataV4R1", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_229277_227616_229195: IsApplicable needs MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_BWD_V4R1=1 "
+          "(src/solver/conv/conv_hip_implicit_gemm_bwd_v4r1.cpp:732-735)"},
+    Entry{"ConvHipImplicitGemmBwdDataV1R1Xdlops", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_251757: IsApplicable needs MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_BWD_V1R1_XDLOPS=1 "
+          "(src/solver/conv/conv_hip_implicit_gemm_bwd_v1r1_xdlops.cpp:760-763)"},
+    // Fusion solvers are registered under convolution ids with no convolution
+    // solver behind them (src/solver.cpp:316-320, Register without a solver):
+    // old find-db lines name ConvOclDirectFwdFused, and there is nothing to build.
+    Entry{"ConvOclDirectFwdFused", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:316-320)"},
+    Entry{"ConvBiasActivAsm1x1U", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:303-307)"},
+    Entry{"ConvBinWinogradRxSFused", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:592-596)"},
+    Entry{"ConvBinWinogradRxSf2x3g1Fused", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:597-601)"},
+    Entry{"ConvWinoFuryRxSFused<2-3>", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:683-687)"},
+    Entry{"ConvCKIgemmFwdBiasActivFused", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:605-609)"},
+    Entry{"ConvCKIgemmFwdBiasResAddActivFused", Kind::NotConvolution, "a fusion solver id (src/solver.cpp:650-654)"},
+};
+
+}  // namespace
+
+std::optional<ExternalSolver> external_solver(std::string_view name) {
+    for (const auto& entry : kExternal)
+        if (entry.name == name) return ExternalSolver{entry.kind, std::string(entry.reason)};
+    return std::nullopt;
+}
+
+}  // namespace kdbgen
