@@ -75,7 +75,7 @@ struct ConvView {
     long GetBackwardPadH() const { return GetWeightsHeight() - GetPadH() - 1; }
     long GetBackwardPadW() const { return GetWeightsWidth() - GetPadW() - 1; }
     const std::string& GetInLayout() const { return p.in_layout; }
-    // Keys describe packed tensors; every length fitting an int is what matters.
+    // Keys describe packed tensors: every length and stride fitting an int (not the element count).
     bool AllTensorsDimsFitIntoInt() const;
 };
 

@@ -84,13 +84,23 @@ bool ConvView::IsLayoutNHWC() const {
 }
 
 bool ConvView::AllTensorsDimsFitIntoInt() const {
+    // TensorDescriptor::AllDimsFitIntoInt (src/tensor.cpp:237-245, :777-794, MIOpen 3.3.0): every
+    // length and every stride fits an int, not the element count. A packed tensor's largest
+    // stride is its outermost one: channels times the spatial sizes.
     constexpr long long kMax = 2147483647LL;
-    long long in = static_cast<long long>(p.batch) * p.in_channels, out = static_cast<long long>(p.batch) * p.out_channels;
-    long long weights = static_cast<long long>(p.in_channels) * p.out_channels;
-    for (const long d : p.in_spatial) in *= d;
-    for (const long d : p.out_spatial) out *= d;
-    for (const long d : p.weights_spatial) weights *= d;
-    return in <= kMax && out <= kMax && weights <= kMax;
+    const auto fits = [](long long outer, long long channels, const std::vector<long>& spatial) {
+        long long stride = channels, longest = std::max(outer, channels);
+        for (const long d : spatial) {
+            stride *= d;
+            longest = std::max<long long>(longest, d);
+        }
+        return longest <= kMax && stride <= kMax;
+    };
+    // Weights are K x C/groups x spatial; K is the forward output's channels (Out forward, In otherwise).
+    const long k = IsDirectionForward() ? p.out_channels : p.in_channels;
+    const long c = IsDirectionForward() ? p.in_channels : p.out_channels;
+    return fits(p.batch, p.in_channels, p.in_spatial) && fits(p.batch, p.out_channels, p.out_spatial) &&
+           fits(k, c / std::max(1L, p.groups), p.weights_spatial);
 }
 
 std::string generate_defines(const std::vector<std::pair<std::string, std::string>>& defines, std::string_view prefix) {
