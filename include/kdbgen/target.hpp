@@ -33,12 +33,16 @@ std::string known_processor_names();  // comma-separated, for error messages
 enum class FeatureState { Unset, On, Off };
 
 // A GPU as MIOpen sees it: processor, reported features, compute units.
-// Written `gfx<arch>[:feature±...]_<CUs>`, e.g. gfx90a:sramecc+:xnack-_110.
+// Written `gfx<arch>[:feature±...]_<CUs>`, e.g. gfx90a:sramecc+:xnack-_110,
+// or without _<CUs> for every card of the architecture (`gfx1030`): the
+// arch-wide kdb, named by DbId alone as AMD ships them (gfx1030.kdb).
 struct Target {
     const ProcessorInfo* processor = nullptr;
     FeatureState xnack = FeatureState::Unset;
     FeatureState sramecc = FeatureState::Unset;  // as the device reports it
-    unsigned compute_units = 0;                   // as MIOpen counts them (WGPs on gfx10+)
+    unsigned compute_units = 0;                   // as MIOpen counts them (WGPs on gfx10+); 0: arch-wide
+
+    bool arch_wide() const { return compute_units == 0; }
 
     std::string_view name() const { return processor->name; }
     // The spelling this target was parsed from (round-trips through parse_target).
@@ -54,7 +58,7 @@ struct Target {
     std::optional<bool> miopen_xnack() const;
 
     std::string db_id() const;        // InitDbId(): gfx90a_xnack
-    std::string db_basename() const;  // GetDbBasename(): gfx1030_36, gfx90a6e
+    std::string db_basename() const;  // GetDbBasename(): gfx1030_36, gfx90a6e; DbId alone when arch-wide
     std::string kdb_filename() const { return db_basename() + ".kdb"; }
     std::string fallback_kdb_filename() const { return db_id() + ".kdb"; }
     // What Handle::LoadProgram appends to every kernel's options.

@@ -87,8 +87,9 @@ std::string known_processor_names() {
 }
 
 std::string Target::spec() const {
-    return fmt::format("{}{}{}_{}", name(), feature_suffix("sramecc", as_optional(sramecc)),
-                       feature_suffix("xnack", as_optional(xnack)), compute_units);
+    const std::string id = fmt::format("{}{}{}", name(), feature_suffix("sramecc", as_optional(sramecc)),
+                                       feature_suffix("xnack", as_optional(xnack)));
+    return arch_wide() ? id : fmt::format("{}_{}", id, compute_units);
 }
 
 std::string Target::reported_target_id() const {
@@ -124,6 +125,9 @@ std::string Target::db_id() const {
 }
 
 std::string Target::db_basename() const {
+    // The arch-wide kdb is the fallback Handle::GetDbBasename's callers try
+    // second (src/binary_cache.cpp:128-140, MIOpen 3.3.0): DbId alone.
+    if (arch_wide()) return db_id();
     if (compute_units <= 64) return fmt::format("{}_{}", db_id(), compute_units);
     return fmt::format("{}{:x}", db_id(), compute_units);
 }
@@ -161,18 +165,21 @@ Target parse_target(std::string_view spec) {
     const std::string text(trim(spec));
     const auto bad = [&](const std::string& why) {
         return InputError(fmt::format(
-            "invalid target '{}': {}; write gfx<arch>[:feature+|-...]_<CUs>, e.g. gfx1030_36 or "
-            "gfx90a:sramecc+:xnack-_110; known processors: {}",
+            "invalid target '{}': {}; write gfx<arch>[:feature+|-...][_<CUs>], e.g. gfx1030 (every gfx1030 card), "
+            "gfx1030_36 or gfx90a:sramecc+:xnack-_110; known processors: {}",
             text, why, known_processor_names()));
     };
+    // Without _<CUs> the target is the whole architecture (the arch-wide kdb).
     const auto underscore = text.rfind('_');
-    if (underscore == std::string::npos) throw bad("missing _<compute units>");
-    const auto cus = parse_int(std::string_view(text).substr(underscore + 1));
-    if (!cus || *cus <= 0 || *cus > 4096) throw bad("compute units must be a number from 1 to 4096");
-
-    const auto parts = split(std::string_view(text).substr(0, underscore), ':');
     Target target;
-    target.compute_units = static_cast<unsigned>(*cus);
+    std::string_view id = text;
+    if (underscore != std::string::npos) {
+        const auto cus = parse_int(std::string_view(text).substr(underscore + 1));
+        if (!cus || *cus <= 0 || *cus > 4096) throw bad("compute units must be a number from 1 to 4096");
+        target.compute_units = static_cast<unsigned>(*cus);
+        id = std::string_view(text).substr(0, underscore);
+    }
+    const auto parts = split(id, ':');
     target.processor = find_processor(parts[0]);
     if (!target.processor) throw bad(fmt::format("unknown processor '{}'", parts[0]));
     for (std::size_t i = 1; i < parts.size(); ++i) {
