@@ -81,18 +81,12 @@ std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
 class ConvAsmImplicitGemmGTCDynamicBwdXdlops : public Solver {
 public:
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicBwdXdlops"; }
+    std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (ctx.target.name() != "gfx908") return reject(why, "gfx908 only");
+        if (!nchw_xdlops_applicable(p, ctx, why)) return false;
         if (!p.IsDirectionBackwardData()) return reject(why, "not backward data");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!p.IsFp32() && !p.IsFp16()) return reject(why, "FP32 and FP16 only");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.IsFp32() && p.GetGroupCount() != 1) return reject(why, "grouped FP32");
-        if (!p.IsLayoutDefault()) return reject(why, "layout is not NCHW");
-        if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
-        if (tree_missing(ctx, why)) return false;
         return find_kernel(p, *ctx.tree) || reject(why, "no tunable fits");
     }
 
@@ -101,7 +95,7 @@ public:
         const auto t = find_kernel(p, *ctx.tree);
         if (!t) return {};
         const std::string name = t->kernel_name();
-        std::vector<SolverKernel> out{{name + ".s", {name}, " -Wa,-defsym,ROCM_METADATA_VERSION=5"}};
+        std::vector<SolverKernel> out{plain_asm_kernel(name)};
         const BwdGeometry g = bwd_geometry(p, 1);
         if (g.y < g.stride_h || g.x < g.stride_w || g.dilation_h != 1 || g.dilation_w != 1)
             out.push_back(sub_tensor_op_with_scalar(

@@ -161,6 +161,7 @@ VectorConfig heuristic(const ConvView& p, int vector_length, const std::vector<V
 class ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC : public Solver {
 public:
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC"; }
+    std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (ctx.target.name() != "gfx1030") return reject(why, "gfx1030 only");
@@ -192,7 +193,7 @@ public:
                 valid(p, vector_length, *record);
             const VectorConfig c = record_ok ? *record : heuristic(p, vector_length, list);
             const std::string kernel = c.kernel_name(ctx.target);
-            out.push_back({kernel + ".s", {kernel}, " -Wa,-defsym,ROCM_METADATA_VERSION=5"});
+            out.push_back(plain_asm_kernel(kernel));
         }
         return out;
     }

@@ -88,6 +88,7 @@ bool swdev_306318(const ConvView& p) {
 class ConvAsmImplicitGemmGTCDynamicFwdXdlops : public Solver {
 public:
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicFwdXdlops"; }
+    std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 
     std::optional<std::string> disabled_by_default(const ConvView& p, const SolverContext& ctx) const override {
         if (ctx.target.name() == "gfx908" && p.IsDirectionForward() && swdev_306318(p))
@@ -97,17 +98,10 @@ public:
     }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (ctx.target.name() != "gfx908") return reject(why, "gfx908 only");
+        if (!nchw_xdlops_applicable(p, ctx, why)) return false;
         if (!p.IsDirectionForward()) return reject(why, "not forward");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!p.IsFp32() && !p.IsFp16()) return reject(why, "FP32 and FP16 only");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
-        if (!p.IsLayoutDefault()) return reject(why, "layout is not NCHW");
         if (swdev_306318(p)) return reject(why, "1x1 with C % 8 != 0 (WORKAROUND_SWDEV_306318)");
-        if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
-        if (tree_missing(ctx, why)) return false;
         return find_kernel(p, *ctx.tree) || reject(why, "no tunable fits");
     }
 
@@ -116,7 +110,7 @@ public:
         const auto t = find_kernel(p, *ctx.tree);
         if (!t) return {};
         const std::string name = t->kernel_name();
-        return {{name + ".s", {name}, " -Wa,-defsym,ROCM_METADATA_VERSION=5"}};
+        return {plain_asm_kernel(name)};
     }
 };
 

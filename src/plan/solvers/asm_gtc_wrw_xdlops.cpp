@@ -95,8 +95,7 @@ std::optional<Choice> find_kernel(const ConvView& p, const MiopenTree& tree) {
                                 const Tunable* t = find_tunable(mpb, npb, kpb, gks, nxb, nxe);
                                 if (!t) continue;
                                 long long grid = integer_divide_ceil(gemm_m, mpb) * integer_divide_ceil(gemm_n, npb);
-                                const long long block = (t->m_per_block / (t->wave_tile_m * t->wave_step_m * t->wave_repeat_m)) *
-                                                        (t->n_per_block / (t->wave_tile_n * t->wave_step_n * t->wave_repeat_n)) * 64;
+                                const long long block = t->block_size();
                                 int log2 = log2_splits_of(grid, kMaxGrid, n, b, kpb);
                                 if (gks == 0) log2 = 0;
                                 if (nxe != 0) {
@@ -153,18 +152,12 @@ std::optional<Choice> find_kernel(const ConvView& p, const MiopenTree& tree) {
 class ConvAsmImplicitGemmGTCDynamicWrwXdlops : public Solver {
 public:
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicWrwXdlops"; }
+    std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (ctx.target.name() != "gfx908") return reject(why, "gfx908 only");
+        if (!nchw_xdlops_applicable(p, ctx, why)) return false;
         if (!p.IsDirectionBackwardWrW()) return reject(why, "not backward weights");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
-        if (!p.IsFp32() && !p.IsFp16()) return reject(why, "FP32 and FP16 only");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
-        if (!p.IsLayoutDefault()) return reject(why, "layout is not NCHW");
-        if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
-        if (tree_missing(ctx, why)) return false;
         return find_kernel(p, *ctx.tree) || reject(why, "no tunable fits");
     }
 
@@ -173,7 +166,7 @@ public:
         const auto choice = find_kernel(p, *ctx.tree);
         if (!choice) return {};
         const std::string name = choice->tunable.kernel_name();
-        std::vector<SolverKernel> out{{name + ".s", {name}, " -Wa,-defsym,ROCM_METADATA_VERSION=5"}};
+        std::vector<SolverKernel> out{plain_asm_kernel(name)};
         const long weights = p.GetOutChannels() * p.GetInChannels() * p.GetWeightsHeight() * p.GetWeightsWidth();
         if (p.IsFp32()) {
             out.push_back(sub_tensor_op_with_scalar(false, weights, DataType::Float));

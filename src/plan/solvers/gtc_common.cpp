@@ -244,17 +244,22 @@ Precision parse_precision(const TableRow& row, std::size_t i) {
     throw InputError(located(row.file, row.line, fmt::format("field {}: unknown data type '{}'", i + 1, name)));
 }
 
+// The 17 integers between the precision and the four lengths, in table and perf-db order.
+std::array<int*, 17> int_fields(Config& c) {
+    return {&c.nxb,         &c.nxe,         &c.m_per_block,   &c.n_per_block,   &c.k_per_block,
+            &c.wave_tile_m, &c.wave_tile_n, &c.wave_tile_k,   &c.wave_step_m,   &c.wave_step_n,
+            &c.wave_repeat_m, &c.wave_repeat_n, &c.multihead, &c.vector_store, &c.gemm_k_global_split,
+            &c.merge_e,     &c.tensor_a_pass_through};
+}
+
 Config config_of(const TableRow& row) {
     row.expect_size(24, "performance config");
     Config c;
     c.direction = row.string_at(0);
     c.layout = row.string_at(1);
     c.precision = precision_name(parse_precision(row, 2));
-    int* fields[] = {&c.nxb,         &c.nxe,         &c.m_per_block,   &c.n_per_block,   &c.k_per_block,
-                     &c.wave_tile_m, &c.wave_tile_n, &c.wave_tile_k,   &c.wave_step_m,   &c.wave_step_n,
-                     &c.wave_repeat_m, &c.wave_repeat_n, &c.multihead, &c.vector_store, &c.gemm_k_global_split,
-                     &c.merge_e,     &c.tensor_a_pass_through};
-    for (std::size_t i = 0; i < std::size(fields); ++i) *fields[i] = row.int_at(3 + i);
+    const auto fields = int_fields(c);
+    for (std::size_t i = 0; i < fields.size(); ++i) *fields[i] = row.int_at(3 + i);
     c.ta_thread = row.quad_at(20);
     c.ta_cluster = row.quad_at(21);
     c.tb_thread = row.quad_at(22);
@@ -522,6 +527,21 @@ bool tree_missing(const SolverContext& ctx, std::string* why) {
     return true;
 }
 
+bool nchw_xdlops_applicable(const ConvView& p, const SolverContext& ctx, std::string* why) {
+    if (ctx.target.name() != "gfx908") return reject(why, "gfx908 only");
+    if (!p.Is2d()) return reject(why, "not 2-D");
+    if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "tensor dims do not fit into int");
+    if (!p.IsFp32() && !p.IsFp16()) return reject(why, "FP32 and FP16 only");
+    if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+    if (!p.IsLayoutDefault()) return reject(why, "layout is not NCHW");
+    if (ctx.target.miopen_xnack().value_or(false)) return reject(why, "xnack is on");
+    return !tree_missing(ctx, why);
+}
+
+SolverKernel plain_asm_kernel(const std::string& name) {
+    return {name + ".s", {name}, " -Wa,-defsym,ROCM_METADATA_VERSION=5"};
+}
+
 // ---- NCHW tunables ---------------------------------------------------------
 
 std::string Tunable::kernel_name() const {
@@ -588,12 +608,8 @@ std::optional<Config> parse_config_record(const std::string& record) {
     c.direction = stream_word(parts[0]);
     c.layout = stream_word(parts[1]);
     c.precision = stream_word(parts[2]);
-    int* fields[] = {&c.nxb,         &c.nxe,         &c.m_per_block,   &c.n_per_block,   &c.k_per_block,
-                     &c.wave_tile_m, &c.wave_tile_n, &c.wave_tile_k,   &c.wave_step_m,   &c.wave_step_n,
-                     &c.wave_repeat_m, &c.wave_repeat_n, &c.multihead, &c.vector_store, &c.gemm_k_global_split,
-                     &c.merge_e,     &c.tensor_a_pass_through};
     std::size_t i = 3;
-    for (int* f : fields) *f = stream_int(parts[i++]);
+    for (int* f : int_fields(c)) *f = stream_int(parts[i++]);
     for (auto* quad : {&c.ta_thread, &c.ta_cluster, &c.tb_thread, &c.tb_cluster})
         for (int& v : *quad) v = stream_int(parts[i++]);
     c.index = stream_int(parts[i]);

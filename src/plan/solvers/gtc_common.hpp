@@ -143,8 +143,18 @@ struct TransposeNeed {
 };
 void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeNeed>& needs, const SolverContext& ctx);
 
+// Why a GTC solver plans nothing: its tables come from ctx.tree, or (NCHW) no table row fits.
+inline constexpr std::string_view kNoKernelsReason =
+    "no MIOpen tree in the solver context (the tables are read from it), or no table entry fits";
+
 // "the MIOpen tree is needed" as a reject reason when ctx.tree is null.
 bool tree_missing(const SolverContext& ctx, std::string* why);
+
+// The checks gfx908's NCHW solvers share (e.g. conv_asm_implicit_gemm_gtc_fwd.cpp:1504-1556): gfx908,
+// 2-D, int-sized, FP32 or FP16 not casted, NCHW, xnack off, and a tree to read the tables from.
+bool nchw_xdlops_applicable(const ConvView& p, const SolverContext& ctx, std::string* why);
+// <name>.s with " -Wa,-defsym,ROCM_METADATA_VERSION=5" alone, as the NCHW and NCHWc solutions build it.
+SolverKernel plain_asm_kernel(const std::string& name);
 
 // ConvAsmImplicitGemmGTCDynamic{Fwd,Bwd,Wrw}XdlopsNHWC: NHWC kernels (NCHW problems
 // transposed around them) on gfx908, gfx90a and gfx94x. The configuration is the
@@ -154,6 +164,7 @@ class NhwcXdlopsSolver : public Solver {
 public:
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override;
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override;
+    std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
     // The configuration MIOpen builds, or nullopt without a tree.
     std::optional<Config> chosen_config(const ConvView& p, const SolverContext& ctx) const;
 
