@@ -420,3 +420,59 @@ TEST(GtcMIOpenTree, PlannedKernelsCompile) {
     std::cout << built << " of " << planned_keys << " distinct keys compiled, " << failed << " failed\n";
     EXPECT_GT(built, 0u);
 }
+
+// The overlay (src/compile/asm_compat.cpp) rewrites the GTC utils .inc files too: their macros name a
+// parameter `a` and write accumulator registers as `a[...]` (e.g. .v_clear_acc_c). The .s files never
+// enter .altmacro, so Clang substitutes only `\a` and the rename changes nothing: LLVM 19 assembles
+// the original and the overlay to the same machine code, one kernel of each architecture's folders.
+TEST(GtcMIOpenTree, AssemblerOverlayKeepsTheMachineCode) {
+    NEEDS_TREE();
+    const fs::path igemm = fs::path(tree_dir()) / "src" / "kernels" / "dynamic_igemm";
+    const std::vector<std::pair<std::string, std::string>> samples = {
+        {"igemm_gtc_xdlops_nhwc_gfx940/fwd_fp16/igemm_fwd_gtcx3_nhwc_fp16_bx0_ex0_bt128x128x32_wt32x32x8_ws1x1_wr2x2_"
+         "ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64.s",
+         "gfx942:sramecc+:xnack-_304"},
+        {"igemm_gtc_xdlops_nhwc_gfx90a/wrw_fp16/igemm_wrw_gtcx2_nhwc_fp16_bx0_ex1_bt64x64x64_wt32x32x8_ws1x1_wr1x1_"
+         "ta1x4x1x4_1x16x1x16_tb1x4x1x4_1x16x1x16_gkgs.s",
+         "gfx90a:sramecc+:xnack-_110"},
+        {"igemm_gtc_xdlops_nhwc/bwd_fp32/igemm_bwd_gtcx_nhwc_fp32_bx0_ex0_bt128x64x16_wt32x32x2_ws1x1_wr2x1_ta1x4x2x1_"
+         "1x4x1x64_tb1x4x1x1_1x4x1x64.s",
+         "gfx908:sramecc+:xnack-_120"}};
+    const test::TempDir temp;
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto text_of = [&](const fs::path& object, const std::string& tag) {
+        const fs::path out = temp / (tag + ".text");
+        run_process({(test::toolchain().llvm_root / "bin" / "llvm-objcopy").string(), "-O", "binary",
+                     "--only-section=.text", object.string(), out.string()});
+        return read_file(out);
+    };
+    int index = 0;
+    for (const auto& [relative, spec] : samples) {
+        const fs::path source = igemm / relative;
+        ASSERT_TRUE(fs::exists(source)) << source;
+        ASSERT_TRUE(assembler_compat_overlay(source.parent_path(), temp.path())) << "no overlay for " << relative;
+        KernelBuild build;
+        build.source = source;
+        build.kernel_file = source.filename().string();
+        build.options = " -Wa,-defsym,ROCM_METADATA_VERSION=5";
+        build.target = parse_target(spec);
+        build.kernels = {source.stem().string()};
+        build.include_dirs = {tree().kernels_dir()};
+        const auto result = compiler.compile(build);
+        ASSERT_TRUE(result.ok) << result.command << "\n" << result.log.substr(0, 2000);
+        const std::string tag = std::to_string(index++);
+        write_file_atomic(temp / (tag + "-ours.co"), std::span<const char>(result.code.data(), result.code.size()));
+        // The same assembly without the overlay.
+        const fs::path reference = temp / (tag + "-ref.o");
+        const auto ref = run_process({test::toolchain().clang().string(), "-x", "assembler", "-target",
+                                      "amdgcn-amd-amdhsa", "-mcpu=" + build.target.asm_target_id(),
+                                      fmt::format("-mcode-object-version={}", test::toolchain().code_object_version),
+                                      "-Wa,-defsym,ROCM_METADATA_VERSION=5", "-I" + source.parent_path().string(),
+                                      "-I" + tree().kernels_dir().string(), "-c", source.string(), "-o",
+                                      reference.string()});
+        ASSERT_EQ(ref.exit_code, 0) << ref.output.substr(0, 2000);
+        const Bytes ours = text_of(temp / (tag + "-ours.co"), tag + "-ours");
+        EXPECT_FALSE(ours.empty()) << relative;
+        EXPECT_EQ(ours, text_of(reference, tag + "-ref")) << relative;
+    }
+}
