@@ -166,6 +166,12 @@ std::string data_type_defines(DataType type);
 // the tensor flattened to one dimension of min(2^ceil(log2 n), 65536) work items.
 SolverKernel sub_tensor_op_with_scalar(bool multiply, long elements, DataType type);
 
+// CastTensor between packed tensors of `elements` values and different types (src/ocl/tensorocl.cpp:2006-2131,
+// MIOpen 3.3.0; same in rocm-6.2.0): MIOpenSubTensorOpWithCastTensorKernel.cl over one dimension of
+// min(2^ceil(log2 n), 65536) work items, " -DMIOPEN_SRC_TYPE=<t> -DMIOPEN_DST_TYPE=<t> -DWORK_LENGTH_0=<w>"
+// (types INT8 0, INT32 1, FP16 2, FP32 3, BF16 4), then " -DMIOPEN_USE_RNE_BFLOAT16=1" for a BF16 destination.
+SolverKernel cast_tensor(long elements, DataType source, DataType destination);
+
 // KernelBuildParameters::GenerateFor (src/kernel_build_params.cpp:36-82):
 // "-D<name>=<value>" for OpenCL and HIP, "-Wa,-defsym,<name>=<value>" for assembly.
 std::string generate_defines(const std::vector<std::pair<std::string, std::string>>& defines, std::string_view prefix);

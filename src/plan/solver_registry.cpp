@@ -1,5 +1,8 @@
+#include "kdbgen/error.hpp"
 #include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <mutex>
@@ -139,6 +142,27 @@ SolverKernel sub_tensor_op_with_scalar(bool multiply, long elements, DataType ty
             {"SubTensorOpWithScalar1d"},
             "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_" + std::string(multiply ? "MULTIPLY" : "SET") + " " +
                 data_type_defines(type) + " -DWORK_LENGTH_0=" + std::to_string(work)};
+}
+
+SolverKernel cast_tensor(long elements, DataType source, DataType destination) {
+    const auto code = [](DataType t) {
+        switch (t) {
+            case DataType::Int8: return 0;
+            case DataType::Int32: return 1;
+            case DataType::Half: return 2;
+            case DataType::Float: return 3;
+            case DataType::BFloat16: return 4;
+            default: throw InputError(fmt::format("CastTensor has no kernel for {}", key_name(t)));
+        }
+    };
+    std::size_t work = 1;
+    while (work < static_cast<std::size_t>(elements)) work *= 2;
+    if (work > 65536) work = 65536;
+    std::string options = " -DMIOPEN_SRC_TYPE=" + std::to_string(code(source)) +
+                          " -DMIOPEN_DST_TYPE=" + std::to_string(code(destination)) +
+                          " -DWORK_LENGTH_0=" + std::to_string(work);
+    if (destination == DataType::BFloat16) options += " -DMIOPEN_USE_RNE_BFLOAT16=1";
+    return {"MIOpenSubTensorOpWithCastTensorKernel.cl", {"SubTensorOpWithCastTensor1d"}, options};
 }
 
 std::string data_type_defines(DataType type) {
