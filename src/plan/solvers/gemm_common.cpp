@@ -320,28 +320,6 @@ SolverKernel util_kernels4(std::vector<std::string> symbols, DataType type) {
 
 SolverKernel zero(long elements, DataType type) { return sub_tensor_op_with_scalar(false, elements, type); }
 
-SolverKernel cast_tensor(long elements, DataType from, DataType to) {
-    // GetCastTensorBuildOptionFromType (:2006-2027): INT8 0, INT32 1, FP16 2, FP32 3, BF16 4.
-    const auto code = [](DataType t) {
-        switch (t) {
-            case DataType::Int8: return 0;
-            case DataType::Int32: return 1;
-            case DataType::Half: return 2;
-            case DataType::Float: return 3;
-            case DataType::BFloat16: return 4;
-            default: return -1;
-        }
-    };
-    // get_worker_sizes on one dimension (:1470-1495): the next power of two, at most 65536.
-    std::size_t work = 1;
-    while (work < static_cast<std::size_t>(elements)) work *= 2;
-    work = std::min<std::size_t>(work, 65536);
-    std::string options = fmt::format(" -DMIOPEN_SRC_TYPE={} -DMIOPEN_DST_TYPE={} -DWORK_LENGTH_0={}", code(from),
-                                      code(to), work);
-    if (to == DataType::BFloat16) options += " -DMIOPEN_USE_RNE_BFLOAT16=1";  // :2119-2122
-    return {"MIOpenSubTensorOpWithCastTensorKernel.cl", {"SubTensorOpWithCastTensor1d"}, options};
-}
-
 std::vector<SolverKernel> int8_output_cast(const ConvView& p, const TensorTypes& types) {
     if (types.weights != "INT8" || types.out == "INT32") return {};
     const auto to = helper_type(types.out);

@@ -85,9 +85,6 @@ constexpr const char* kTransposePackedMn2Nm = "transpose_packed_MN2NM_off64";  /
 SolverKernel util_kernels4(std::vector<std::string> symbols, DataType type);
 // SetTensor(desc, 0) on a packed tensor (tensorocl.cpp:1498-1560).
 SolverKernel zero(long elements, DataType type);
-// CastTensor (tensorocl.cpp:2006-2130) of a packed tensor whose types differ:
-// MIOpenSubTensorOpWithCastTensorKernel.cl flattened to one dimension.
-SolverKernel cast_tensor(long elements, DataType from, DataType to);
 // The INT8 result's cast: rocBLAS writes INT32, a float y is cast from it
 // (gemm.cpp:425-432, :1039-1047); nothing when y is INT32.
 std::vector<SolverKernel> int8_output_cast(const ConvView& p, const TensorTypes& types);
