@@ -67,6 +67,11 @@ WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records
 std::vector<StoredRow> read_kdb_rows(const fs::path& path);
 std::map<KdbKey, Bytes> read_kdb(const fs::path& path);  // decoded; throws on a bad row
 
+// The system kdb MIOpen opens on a card with these CUs in `dir`
+// (GetDb, src/binary_cache.cpp:128-142, MIOpen 3.3.0): <DbBasename>.kdb, else
+// the arch-wide <DbId>.kdb, else none.
+std::optional<fs::path> system_kdb_for(const fs::path& dir, const Target& card);
+
 // What a kdb's file name says about its target (gfx90a6e.kdb -> gfx90a, 110 CUs).
 std::optional<Target> target_from_kdb_filename(const fs::path& path);
 

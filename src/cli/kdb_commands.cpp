@@ -5,6 +5,7 @@
 #include "kdbgen/codeobject.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/kdb.hpp"
+#include "kdbgen/paths.hpp"
 
 #include <fmt/format.h>
 
@@ -199,28 +200,55 @@ Action add_targets_command(CLI::App& app) {
     options->targets.add_to(*sub);
     sub->add_flag("--json", options->json, "print JSON");
     return [options]() {
+        const auto products = read_products((data_path("configs") / "targets" / "products.toml").string());
+        const auto products_of = [&](std::string_view processor) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& product : products)
+                if (product.processor == processor)
+                    list.push_back({{"name", product.name}, {"compute_units", product.compute_units}, {"source", product.source}});
+            return list;
+        };
         if (options->targets.list.empty() && options->targets.file.empty()) {
             nlohmann::json out = nlohmann::json::array();
             for (const auto& p : processor_table())
                 out.push_back({{"processor", p.name}, {"xnack", p.supports_xnack}, {"sramecc", p.supports_sramecc},
                                {"wave_size", p.default_wave_size}, {"xdlops", p.xdlops},
-                               {"elf_mach", fmt::format("0x{:03x}", p.elf_mach)}});
+                               {"elf_mach", fmt::format("0x{:03x}", p.elf_mach)}, {"products", products_of(p.name)}});
             if (options->json) print_json(out);
             else {
-                fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} {}\n", "processor", "xnack", "sramecc", "wave", "xdlops", "e_flags");
-                for (const auto& p : processor_table())
-                    fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} 0x{:03x}\n", p.name, p.supports_xnack ? "yes" : "-",
-                               p.supports_sramecc ? "yes" : "-", p.default_wave_size, p.xdlops ? "yes" : "-", p.elf_mach);
+                fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} {:<8} {}\n", "processor", "xnack", "sramecc", "wave", "xdlops",
+                           "e_flags", "products (CUs as MIOpen counts them)");
+                for (const auto& p : processor_table()) {
+                    std::vector<std::string> cards;
+                    for (const auto& product : products)
+                        if (product.processor == p.name) cards.push_back(fmt::format("{} ({})", product.name, product.compute_units));
+                    fmt::print("{:<9} {:<6} {:<8} {:<5} {:<7} 0x{:03x}    {}\n", p.name, p.supports_xnack ? "yes" : "-",
+                               p.supports_sramecc ? "yes" : "-", p.default_wave_size, p.xdlops ? "yes" : "-", p.elf_mach,
+                               join(cards, "; "));
+                }
             }
             return 0;
         }
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& target : options->targets.resolve()) out.push_back(target_json(target));
+        for (const auto& target : options->targets.resolve()) {
+            auto t = target_json(target);
+            if (target.arch_wide()) {
+                t["compute_units"] = nullptr;
+                t["products"] = products_of(target.name());
+                t["card_compute_units"] = product_compute_units(products, target.name());
+            }
+            out.push_back(std::move(t));
+        }
         if (options->json) print_json(out);
         else
-            for (const auto& t : out)
+            for (const auto& t : out) {
                 fmt::print("{:<28} kdb {:<22} DbId {:<16} -mcpu={}\n", t["spec"].get<std::string>(),
                            t["kdb"].get<std::string>(), t["db_id"].get<std::string>(), t["mcpu"].get<std::string>());
+                if (t.contains("products"))
+                    for (const auto& product : t["products"])
+                        fmt::print("    serves {} ({} CUs)\n", product["name"].get<std::string>(),
+                                   product["compute_units"].get<unsigned>());
+            }
         return 0;
     };
 }

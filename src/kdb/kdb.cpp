@@ -165,6 +165,12 @@ WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records
     return stats;
 }
 
+std::optional<fs::path> system_kdb_for(const fs::path& dir, const Target& card) {
+    for (const auto& name : {card.kdb_filename(), card.fallback_kdb_filename()})
+        if (fs::exists(dir / name)) return dir / name;
+    return std::nullopt;
+}
+
 std::optional<Target> target_from_kdb_filename(const fs::path& path) {
     std::string stem = path.stem().string();
     const ProcessorInfo* best = nullptr;

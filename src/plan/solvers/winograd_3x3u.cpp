@@ -16,6 +16,7 @@ namespace {
 class ConvBinWinograd3x3U : public Solver {
 public:
     std::string_view name() const override { return "ConvBinWinograd3x3U"; }
+    bool uses_compute_units() const override { return true; }  // applicability reads the CU count
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (!p.Is2d()) return reject(why, "not 2-D");

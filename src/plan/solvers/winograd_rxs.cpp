@@ -56,6 +56,7 @@ bool shader_constraints(const ConvView& p, int R, int S, int R_stride, int S_str
 class ConvBinWinogradRxS : public Solver {
 public:
     std::string_view name() const override { return "ConvBinWinogradRxS"; }
+    bool uses_compute_units() const override { return true; }  // the shader constraints read the CU count
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (!p.Is2d()) return reject(why, "not 2-D");
