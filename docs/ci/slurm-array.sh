@@ -9,6 +9,6 @@
 set -euo pipefail
 SHARED=${SHARED:-/nfs/kdbgen}
 kdbgen build --miopen-src "$SHARED/MIOpen" \
-    --targets gfx900,gfx906,gfx908,gfx90a,gfx942,gfx1030,gfx1100 \
+    --targets gfx900,gfx906,gfx908,gfx90a,gfx942,gfx1030 \
     --cache-dir "$SHARED/cache" -j "$SLURM_CPUS_PER_TASK" \
     --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" -o "$SHARED/shards/$SLURM_ARRAY_TASK_ID"
