@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace kdbgen {
 
@@ -91,17 +92,29 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
 }
 
 void deduplicate(Plan& plan) {
-    const auto order = [](const PlannedBuild& a, const PlannedBuild& b) {
-        const auto ka = std::make_tuple(a.build.target.spec(), a.build.kdb_name(), a.build.kdb_args());
-        const auto kb = std::make_tuple(b.build.target.spec(), b.build.kdb_name(), b.build.kdb_args());
-        return ka < kb;
+    // Sort keys made once per build: a whole-architecture plan holds hundreds of
+    // thousands of builds, and building the strings per comparison dominated planning.
+    struct Key {
+        std::string target, name, args;
+        std::size_t index;
     };
-    std::stable_sort(plan.builds.begin(), plan.builds.end(), order);
+    std::vector<Key> keys;
+    keys.reserve(plan.builds.size());
+    for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+        const auto& b = plan.builds[i].build;
+        keys.push_back({b.target.spec(), b.kdb_name(), b.kdb_args(), i});
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        return std::tie(a.target, a.name, a.args, a.index) < std::tie(b.target, b.name, b.args, b.index);
+    });
     // One record per key; the code object must define every symbol any of its
     // users asked for (e.g. MIOpenNeuron.cl's forward and backward kernels share options).
     std::vector<PlannedBuild> unique;
-    for (auto& b : plan.builds) {
-        if (!unique.empty() && !order(unique.back(), b) && !order(b, unique.back())) {
+    unique.reserve(keys.size());
+    const Key* last = nullptr;
+    for (const auto& key : keys) {
+        auto& b = plan.builds[key.index];
+        if (last && last->target == key.target && last->name == key.name && last->args == key.args) {
             auto& kept = unique.back();
             auto& symbols = kept.build.kernels;
             for (auto& s : b.build.kernels)
@@ -118,6 +131,7 @@ void deduplicate(Plan& plan) {
             continue;
         }
         unique.push_back(std::move(b));
+        last = &key;
     }
     plan.builds = std::move(unique);
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <tuple>
 
@@ -131,7 +132,14 @@ std::string type_block(bool fp16, bool fp32, bool int8, bool bfp16, bool int32) 
 }  // namespace
 
 std::string data_type_options(const ConvView& problem) {
-    return " " + type_block(problem.IsFp16(), problem.IsFp32(), problem.IsInt8(), problem.IsBfp16(), false);
+    // Asked for several times per planned problem: the five possible blocks, made once.
+    static const std::array<std::string, 5> blocks = [] {
+        std::array<std::string, 5> out;
+        for (int i = 0; i < 5; ++i) out[i] = " " + type_block(i == 1, i == 2, i == 3, i == 4, false);
+        return out;
+    }();
+    const int index = problem.IsFp16() ? 1 : problem.IsFp32() ? 2 : problem.IsInt8() ? 3 : problem.IsBfp16() ? 4 : 0;
+    return blocks[index];
 }
 
 SolverKernel sub_tensor_op_with_scalar(bool multiply, long elements, DataType type) {

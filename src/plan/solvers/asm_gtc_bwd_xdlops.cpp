@@ -37,7 +37,7 @@ bool k_split_fits(const BwdGeometry& g, const Tunable& t) {
 }
 
 std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
-    const auto tunables = tunable_table(tree, kSource, "GetImplicitGemmGtcDynamicBwdTunablesList",
+    const auto& tunables = tunable_table(tree, kSource, "GetImplicitGemmGtcDynamicBwdTunablesList",
                                         p.IsFp16() ? "tunables_fp16" : "tunables_fp32");
     // "group" only in the FP16 kernels (:794-795).
     const BwdGeometry g = bwd_geometry(p, p.IsFp16() ? p.GetGroupCount() : 1);

@@ -71,7 +71,7 @@ protected:
     }
 
     Config heuristic(const ConvView& p, const SolverContext& ctx) const override {
-        const auto list = table(ctx);
+        const auto& list = table(ctx);
         const long long group = p.GetGroupCount(), k = p.GetInChannels(), c = p.GetOutChannels();
         const BwdGeometry g = bwd_geometry(p, 1);
         const auto gemm_m = static_cast<std::size_t>(g.n * g.h_tilda_slice * g.w_tilda_slice);

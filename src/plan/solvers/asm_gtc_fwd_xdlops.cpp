@@ -32,7 +32,7 @@ bool may_have_bigger_n1b_cluster(long long gemm_m, long long gemm_n, const Tunab
 }
 
 std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
-    const auto tunables = tunable_table(tree, kSource, "GetImplicitGemmGtcDynamicFwdXdlopsTunablesList", "kernel_param_list");
+    const auto& tunables = tunable_table(tree, kSource, "GetImplicitGemmGtcDynamicFwdXdlopsTunablesList", "kernel_param_list");
     const long long n = p.GetBatchSize(), c = p.GetInChannels(), k = p.GetOutChannels();
     const long long ho = p.GetOutHeight(), wo = p.GetOutWidth();
     const long long stride_h = p.GetInHeight() > 1 ? p.GetKernelStrideH() : 1;

@@ -81,7 +81,7 @@ protected:
     }
 
     Config heuristic(const ConvView& p, const SolverContext& ctx) const override {
-        const auto list = table(ctx);
+        const auto& list = table(ctx);
         const long long n = p.GetBatchSize(), c = p.GetInChannels(), k = p.GetOutChannels(), group = p.GetGroupCount();
         const auto gemm_m = static_cast<std::size_t>(n * p.GetOutHeight() * p.GetOutWidth());
         const auto gemm_n = static_cast<std::size_t>(k / group);

@@ -38,7 +38,7 @@ int log2_splits_of(long long grid, long long max_grid, long long n, long long b,
 }
 
 std::optional<Choice> find_kernel(const ConvView& p, const MiopenTree& tree) {
-    const auto tunables = tunable_table(tree, kSource, "GetImplicitGemmWrwGTCDynamicXdlopsKernelList", "kernel_param_list");
+    const auto& tunables = tunable_table(tree, kSource, "GetImplicitGemmWrwGTCDynamicXdlopsKernelList", "kernel_param_list");
     const long long n = p.GetBatchSize(), k = p.GetInChannels(), c = p.GetOutChannels();
     const long long ho = p.GetInHeight(), wo = p.GetInWidth(), y = p.GetWeightsHeight(), x = p.GetWeightsWidth();
     const long long stride_h = p.GetKernelStrideH(), stride_w = p.GetKernelStrideW();

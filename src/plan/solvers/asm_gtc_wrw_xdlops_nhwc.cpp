@@ -101,7 +101,7 @@ protected:
     }
 
     Config heuristic(const ConvView& p, const SolverContext& ctx) const override {
-        const auto list = table(ctx);
+        const auto& list = table(ctx);
         const long long group = p.GetGroupCount(), k = p.GetInChannels(), c = p.GetOutChannels();
         const long long y = p.GetWeightsHeight(), x = p.GetWeightsWidth();
         const std::size_t num_cu = ctx.target.compute_units;

@@ -357,20 +357,36 @@ const TableRow& returned_row(const MiopenTree& tree, const std::string& relative
     return slot->front();
 }
 
-std::vector<std::array<int, 3>> tile_table(const MiopenTree& tree, const std::string& relative,
-                                           const std::string& function, const std::string& list) {
-    std::vector<std::array<int, 3>> out;
-    for (const auto& row : source_table(tree, relative, function, list)) {
-        row.expect_size(3, "tile");
-        out.push_back({row.int_at(0), row.int_at(1), row.int_at(2)});
-    }
-    return out;
+// The typed tables, converted once per process: planning a find-db asks for
+// them once per problem.
+template <typename Table, typename Make>
+const Table& converted(const MiopenTree& tree, const std::string& relative, const std::string& function,
+                       const std::string& list, const char* kind, Make make) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<Table>> tables;
+    const std::lock_guard lock(mutex);
+    auto& slot = tables[fmt::format("{}\n{}\n{}\n{}\n{}", (tree.root() / relative).string(), function, list, kind, "")];
+    if (!slot) slot = std::make_unique<Table>(make(source_table(tree, relative, function, list)));
+    return *slot;
 }
 
-std::vector<Tunable> tunable_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
-                                   const std::string& list) {
+const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, const std::string& relative,
+                                                   const std::string& function, const std::string& list) {
+    return converted<std::vector<std::array<int, 3>>>(tree, relative, function, list, "tile", [](const auto& rows) {
+        std::vector<std::array<int, 3>> out;
+        for (const auto& row : rows) {
+            row.expect_size(3, "tile");
+            out.push_back({row.int_at(0), row.int_at(1), row.int_at(2)});
+        }
+        return out;
+    });
+}
+
+const std::vector<Tunable>& tunable_table(const MiopenTree& tree, const std::string& relative,
+                                          const std::string& function, const std::string& list) {
+    return converted<std::vector<Tunable>>(tree, relative, function, list, "tunable", [](const auto& rows) {
     std::vector<Tunable> out;
-    for (const auto& row : source_table(tree, relative, function, list)) {
+    for (const auto& row : rows) {
         row.expect_size(19, "tunable");
         Tunable t;
         t.direction = row.string_at(0);
@@ -390,12 +406,14 @@ std::vector<Tunable> tunable_table(const MiopenTree& tree, const std::string& re
         out.push_back(std::move(t));
     }
     return out;
+    });
 }
 
-std::vector<Config> config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
-                                 const std::string& list) {
+const std::vector<Config>& config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
+                                        const std::string& list) {
+    return converted<std::vector<Config>>(tree, relative, function, list, "config", [](const auto& rows) {
     std::vector<Config> out;
-    for (const auto& row : source_table(tree, relative, function, list)) {
+    for (const auto& row : rows) {
         out.push_back(config_of(row));
         const Config& c = out.back();
         if (c.nxb < 0 || c.m_per_block <= 0 || c.n_per_block <= 0 || c.k_per_block <= 0 || c.tb_thread[3] <= 0 ||
@@ -403,6 +421,7 @@ std::vector<Config> config_table(const MiopenTree& tree, const std::string& rela
             throw InputError(located(row.file, row.line, "a performance config with a zero block or thread length"));
     }
     return out;
+    });
 }
 
 Config returned_config(const MiopenTree& tree, const std::string& relative, const std::string& function) {
@@ -732,11 +751,11 @@ void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeN
 
 // ---- the NHWC solvers -------------------------------------------------------
 
-std::vector<Config> NhwcXdlopsSolver::table(const SolverContext& ctx) const {
+const std::vector<Config>& NhwcXdlopsSolver::table(const SolverContext& ctx) const {
     return config_table(*ctx.tree, source(), table_function(), "kernel_param_list");
 }
 
-std::vector<std::array<int, 3>> NhwcXdlopsSolver::tiles(const SolverContext& ctx, const std::string& list) const {
+const std::vector<std::array<int, 3>>& NhwcXdlopsSolver::tiles(const SolverContext& ctx, const std::string& list) const {
     return tile_table(*ctx.tree, source(), "HeuristicInit", list);
 }
 

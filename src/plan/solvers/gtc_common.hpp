@@ -51,7 +51,7 @@ const std::vector<TableRow>& source_table(const MiopenTree& tree, const std::str
 // The braced row that `function` returns (`return {...};`).
 const TableRow& returned_row(const MiopenTree& tree, const std::string& relative, const std::string& function);
 // Rows of three integers (std::make_tuple(m, n, k) tile lists).
-std::vector<std::array<int, 3>> tile_table(const MiopenTree& tree, const std::string& relative,
+const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, const std::string& relative,
                                            const std::string& function, const std::string& list);
 
 // ---- the problem as the GTC solvers read it --------------------------------
@@ -98,7 +98,7 @@ struct Tunable {
     std::string kernel_name() const;
 };
 // `{ "fwd", miopenFloat, nxb, nxe, m, n, k, wtm, wtn, wtk, wsm, wsn, wrm, wrn, {ta}, {ca}, {tb}, {cb}, gks }`.
-std::vector<Tunable> tunable_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
+const std::vector<Tunable>& tunable_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
                                    const std::string& list);
 
 // ---- NHWC performance configs (PerformanceConfigAsmImplicitGemmGTC) -------
@@ -121,7 +121,7 @@ struct Config {
     std::string kernel_name(const Target& target) const;
 };
 // `{"fwd", "nhwc", miopenFloat, nxb, nxe, m, n, k, wtm, wtn, wtk, wsm, wsn, wrm, wrn, mh, vs, gks, me, pta, {4}x4}`.
-std::vector<Config> config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
+const std::vector<Config>& config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
                                  const std::string& list);
 Config returned_config(const MiopenTree& tree, const std::string& relative, const std::string& function);
 // A perf-db record (Visit order: 36 parameters and the index; `ss >> x` per comma-separated part, so
@@ -188,8 +188,8 @@ protected:
     virtual std::vector<TransposeNeed> transposes(const ConvView& p) const = 0;
 
     bool is_valid(const ConvView& p, const Config& c) const;
-    std::vector<Config> table(const SolverContext& ctx) const;
-    std::vector<std::array<int, 3>> tiles(const SolverContext& ctx, const std::string& list) const;
+    const std::vector<Config>& table(const SolverContext& ctx) const;
+    const std::vector<std::array<int, 3>>& tiles(const SolverContext& ctx, const std::string& list) const;
     // The first config of the problem's precision with the least padding among those with
     // ta_thread[1] == tb_thread[1] == 1 (find_with_gemm_k_pad of the fwd and bwd heuristics).
     Config least_padding(const ConvView& p, const std::vector<Config>& list, std::size_t gemm_m, std::size_t gemm_n,
