@@ -59,12 +59,19 @@ struct Toolchain {
     // kernels include <rocrand/rocrand_xorwow.h>. Empty when no rocRAND headers are found.
     fs::path rocrand_overlay;
     fs::path rocrand_headers;  // the rocrand/ folder it links to
+    // Keeps a private work folder (made with mkdtemp when no work_dir is given) alive
+    // as long as a copy of the toolchain is; the last copy removes it.
+    std::shared_ptr<const fs::path> owned_work_dir;
 
     fs::path clang() const { return llvm_root / "bin" / "clang"; }
     fs::path lld() const { return llvm_root / "bin" / "ld.lld"; }
     fs::path llvm_as() const { return llvm_root / "bin" / "llvm-as"; }
-    // Everything about the toolchain that changes a code object.
+    // Everything about the toolchain that changes a code object: the compiler's
+    // identity (its --version text, and size and time of clang, ld.lld, llvm-as),
+    // the device libraries' contents and the synthesized libraries' contents.
+    // Never a path kdbgen chose (cache or work folder), so keys survive a moved cache.
     std::string identity() const;
+    std::string compiler_version_text;  // the whole `clang --version` output
 };
 
 struct ToolchainOptions {
@@ -74,7 +81,9 @@ struct ToolchainOptions {
     std::optional<fs::path> rocrand_include;
     std::optional<fs::path> device_libs;
     unsigned code_object_version = 5;
-    fs::path work_dir;  // where the device-library overlay is made
+    // Where the device-library overlay is made. Empty: a private folder made
+    // with mkdtemp, removed with the last copy of the toolchain.
+    fs::path work_dir;
 };
 
 // Finds clang/lld (KDBGEN_LLVM_ROOT, --llvm-root, the configured default),
@@ -95,7 +104,14 @@ std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, con
 // which are left alone.
 std::string rename_shadowing_macro_parameters(std::string_view text, const std::set<std::string>& keyword_calls = {});
 // Part of the cache key of assembly builds: bump when the rewrite changes.
-inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-1";
+inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-2";
+// The SHA-256 of the overlay's files (names and contents) for source_dir, or
+// "" when it needs none; part of the cache key of assembly builds.
+std::string assembler_compat_identity(const fs::path& source_dir, const fs::path& work_dir);
+
+// argv as one line a POSIX shell runs as exactly these arguments: every
+// argument that is not made only of safe characters is single-quoted.
+std::string shell_quote(const std::vector<std::string>& argv);
 
 // kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
 fs::path hiprtc_include_dir();
@@ -132,6 +148,10 @@ struct ProcessResult {
     int exit_code = -1;
     std::string output;
 };
-ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr);
+// The child runs in a process group of its own and is killed when kdbgen dies
+// (PR_SET_PDEATHSIG); with tmpdir set, TMPDIR points there for it, so a
+// compiler's temporaries land in a folder kdbgen removes.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr,
+                          const fs::path& tmpdir = {});
 
 }  // namespace kdbgen

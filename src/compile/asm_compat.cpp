@@ -128,9 +128,21 @@ std::string rename_shadowing_macro_parameters(std::string_view text, const std::
     return out;
 }
 
-std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, const fs::path& work_dir) {
+namespace {
+
+struct CompatOverlay {
+    std::string identity;                        // "" when no file needs a rewrite
+    std::map<std::string, std::string> files;    // name -> rewritten text
+    std::optional<fs::path> dir;
+};
+
+// The rewrite of source_dir's include files and where it is placed, made
+// once per (source folder, work folder) in a process. Files already in the
+// folder are compared with the rewrite byte for byte and replaced when they
+// differ: an edited or planted file is never assembled in.
+const CompatOverlay& compat_overlay(const fs::path& source_dir, const fs::path& work_dir) {
     static std::mutex mutex;
-    static std::map<std::pair<fs::path, fs::path>, std::optional<fs::path>> memo;
+    static std::map<std::pair<fs::path, fs::path>, CompatOverlay> memo;
     std::lock_guard lock(mutex);
     const auto memo_key = std::make_pair(source_dir, work_dir);
     if (const auto it = memo.find(memo_key); it != memo.end()) return it->second;
@@ -160,28 +172,45 @@ std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, con
         }
         texts[file] = std::move(text);
     }
-    std::map<std::string, std::string> rewritten;
+    CompatOverlay overlay;
     Sha256 identity;
     for (const auto& [file, text] : texts) {
         if (file.extension() != ".inc") continue;  // only included files can be overlaid
         std::string copy = rename_shadowing_macro_parameters(text, keyword_calls);
         if (copy == text) continue;
         identity.add(file.filename().string()).add(copy);
-        rewritten[file.filename().string()] = std::move(copy);
+        overlay.files[file.filename().string()] = std::move(copy);
     }
-    std::optional<fs::path> overlay;
-    if (!rewritten.empty()) {
+    if (!overlay.files.empty()) {
+        overlay.identity = identity.hex();
         const auto base = work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : work_dir;
-        const auto dir = base / fmt::format("asm-compat-{}", identity.hex().substr(0, 16));
+        const auto dir = base / fmt::format("asm-compat-{}", overlay.identity.substr(0, 16));
         fs::create_directories(dir, ec);
-        for (const auto& [name, text] : rewritten) {
+        for (const auto& [name, text] : overlay.files) {
             const auto path = dir / name;
-            if (fs::exists(path)) continue;
-            write_file_atomic(path, std::span<const char>(text.data(), text.size()));
+            bool intact = false;
+            try {
+                intact = fs::is_regular_file(fs::symlink_status(path, ec)) && read_text_file(path) == text;
+            } catch (const std::exception&) {
+            }
+            if (!intact) {
+                fs::remove(path, ec);
+                write_file_atomic(path, std::span<const char>(text.data(), text.size()));
+            }
         }
-        overlay = dir;
+        overlay.dir = dir;
     }
-    return memo[memo_key] = overlay;
+    return memo[memo_key] = std::move(overlay);
+}
+
+}  // namespace
+
+std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, const fs::path& work_dir) {
+    return compat_overlay(source_dir, work_dir).dir;
+}
+
+std::string assembler_compat_identity(const fs::path& source_dir, const fs::path& work_dir) {
+    return compat_overlay(source_dir, work_dir).identity;
 }
 
 }  // namespace kdbgen

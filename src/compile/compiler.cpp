@@ -109,16 +109,26 @@ private:
     fs::path path_;
 };
 
-std::string quote_command(const std::vector<std::string>& argv) {
+}  // namespace
+
+std::string shell_quote(const std::vector<std::string>& argv) {
     std::vector<std::string> quoted;
     for (const auto& arg : argv) {
-        if (arg.find_first_of(" \t\"'$") == std::string::npos && !arg.empty()) quoted.push_back(arg);
-        else quoted.push_back("'" + arg + "'");
+        const bool safe = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=+:,@%").find(c) != std::string_view::npos;
+        });
+        if (safe) {
+            quoted.push_back(arg);
+            continue;
+        }
+        // Inside single quotes nothing is special; a quote itself is closed,
+        // escaped and reopened: it's -> 'it'\''s'.
+        std::string q = "'";
+        for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        quoted.push_back(q + "'");
     }
     return join(quoted, " ");
 }
-
-}  // namespace
 
 std::string_view language_name(Language language) {
     switch (language) {
@@ -205,9 +215,21 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
     Sha256 key;
     key.add(kCacheSchema).add(identity_).add(language_name(build.language()));
     key.add(build.target.reported_target_id()).add(build.options).add(build.kernel_file);
+    // The command without the folders kdbgen chose (the device-library
+    // overlay and rocRAND link folder live under the cache or a private temp
+    // folder): their contents are in identity_ and below, so a cache reached
+    // through another spelling of its path, or moved, still hits.
     const auto argv = commands(build, "OUT", "SCRATCH");
+    const auto unplaced = [&](std::string arg) {
+        for (const auto& [dir, name] : {std::pair{toolchain_.device_libs_overlay.string(), "{DEVLIBS}"},
+                                        std::pair{toolchain_.rocrand_overlay.string(), "{ROCRAND}"}}) {
+            if (dir.empty()) continue;
+            for (auto at = arg.find(dir); at != std::string::npos; at = arg.find(dir, at + 1)) arg.replace(at, dir.size(), name);
+        }
+        return arg;
+    };
     for (const auto& arg : argv.front())
-        if (!arg.starts_with("-I") && !arg.ends_with(build.source.filename().string())) key.add(arg);
+        if (!arg.starts_with("-I") && !arg.ends_with(build.source.filename().string())) key.add(unplaced(arg));
     const Bytes source = read_file(build.source);
     key.add(std::string_view(source.data(), source.size()));
     key.add(include_tree_hash(build.source.parent_path()));
@@ -216,7 +238,8 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
         key.add(include_tree_hash(hiprtc_include_dir()));
         if (!toolchain_.rocrand_headers.empty()) key.add(include_tree_hash(toolchain_.rocrand_headers));
     }
-    if (build.language() == Language::Assembly) key.add(kAssemblerCompatVersion);
+    if (build.language() == Language::Assembly)
+        key.add(kAssemblerCompatVersion).add(assembler_compat_identity(build.source.parent_path(), toolchain_.work_dir));
     return key.hex();
 }
 
@@ -254,8 +277,8 @@ CompileResult Compiler::compile(const KernelBuild& build, const std::atomic<bool
         const auto output = scratch.path() / "kernel.co";
         std::vector<std::string> lines;
         for (const auto& argv : commands(build, output, scratch.path())) {
-            lines.push_back(quote_command(argv));
-            const auto run = run_process(argv, cancel);
+            lines.push_back(shell_quote(argv));
+            const auto run = run_process(argv, cancel, scratch.path());
             result.log += run.output;
             if (run.exit_code != 0) {
                 result.command = join(lines, "\n");

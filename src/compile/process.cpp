@@ -1,16 +1,20 @@
 #include "kdbgen/compile.hpp"
+#include "kdbgen/cleanup.hpp"
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace kdbgen {
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel) {
+extern "C" char** environ;
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel, const fs::path& tmpdir) {
     ProcessResult result;
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -20,6 +24,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    // The environment is made before fork: the child of a threaded process
+    // may only call async-signal-safe functions.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; e && *e; ++e)
+        if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env_strings.emplace_back(*e);
+    if (!tmpdir.empty()) env_strings.push_back("TMPDIR=" + tmpdir.string());
+    std::vector<char*> env;
+    for (auto& e : env_strings) env.push_back(e.data());
+    env.push_back(nullptr);
+    const pid_t parent = ::getpid();
 
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -32,16 +46,21 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
         // A child of its own process group: Ctrl-C reaches kdbgen, which
         // then stops the children itself and cleans up.
         ::setpgid(0, 0);
+        // A compiler never outlives kdbgen, even after kill -9 (which no
+        // handler sees): the kernel sends it SIGKILL when its parent dies.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);
         ::dup2(pipe_fds[1], STDOUT_FILENO);
         ::dup2(pipe_fds[1], STDERR_FILENO);
         const int devnull = ::open("/dev/null", O_RDONLY);
         if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-        ::execv(args[0], args.data());
+        ::execve(args[0], args.data(), env.data());
         const std::string why = std::string("cannot run ") + args[0] + ": " + std::strerror(errno) + "\n";
         [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, why.data(), why.size());
         ::_exit(127);
     }
     ::close(pipe_fds[1]);
+    const int child_slot = register_child(pid);
     char buffer[8192];
     bool killed = false;
     while (true) {
@@ -62,6 +81,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    unregister_temporary(child_slot);
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) result.exit_code = -WTERMSIG(status);
     return result;

@@ -1,13 +1,19 @@
 #include "kdbgen/compile.hpp"
 
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef KDBGEN_DEFAULT_LLVM_ROOT
@@ -36,7 +42,11 @@ std::string isa_library_name(const Target& target) {
 // single constant the ockl/ocml code branches on), so that a target newer
 // than the packaged device libraries can still link them.
 std::string isa_library_ir(unsigned isa_version) {
+    // source_filename fixed: else llvm-as records the (work folder) path of
+    // the text file, and the library's bytes, so the cache key, would
+    // depend on where the cache is.
     return fmt::format(
+        "source_filename = \"oclc_isa_version\"\n"
         "target triple = \"amdgcn-amd-amdhsa\"\n"
         "@__oclc_ISA_version = linkonce_odr protected local_unnamed_addr addrspace(4) "
         "constant i32 {}, align 4\n",
@@ -44,13 +54,63 @@ std::string isa_library_ir(unsigned isa_version) {
 }
 
 std::mutex g_overlay_mutex;
+std::map<fs::path, std::string> g_verified_libraries;  // checked in this process: path -> size:time
+
+std::string file_sha256(const fs::path& path) {
+    const Bytes data = read_file(path);
+    return sha256_hex(data);
+}
+
+fs::path digest_path_of(const fs::path& library) {
+    return library.parent_path() / ("." + library.filename().string() + ".sha256");
+}
+
+// A synthesized library is reused only when its bytes still have the hash
+// recorded when kdbgen made it: a truncated or edited file is made again.
+bool library_intact(const fs::path& library) {
+    std::error_code ec;
+    if (!fs::is_regular_file(library, ec) || !fs::is_regular_file(digest_path_of(library), ec)) return false;
+    try {
+        return std::string(trim(read_text_file(digest_path_of(library)))) == file_sha256(library);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// A folder kdbgen keeps derived files in must be a real folder of this user,
+// writable by no one else: files planted by others are never compiled in.
+void check_private_folder(const fs::path& dir) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        throw InputError(fmt::format("{}: cannot stat the toolchain work folder", dir.string()));
+    if (!S_ISDIR(st.st_mode))
+        throw InputError(fmt::format("{}: toolchain work folder is not a folder (a link or a file)", dir.string()));
+    if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        throw InputError(fmt::format("{}: toolchain work folder is not private (owned by another user or writable "
+                                     "by others); remove it or give another --cache-dir",
+                                     dir.string()));
+}
+
+void make_private_folder(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
+    check_private_folder(dir);
+}
+
+std::string tool_identity(const fs::path& tool) {
+    std::error_code ec;
+    const auto real = fs::canonical(tool, ec);
+    struct stat st {};
+    if (ec || ::stat(real.c_str(), &st) != 0) return tool.string();
+    return fmt::format("{}:{}:{}.{}", real.string(), st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
 
 }  // namespace
 
 std::string Toolchain::identity() const {
-    // The libraries as given, and the names of the ones kdbgen makes (their
-    // content follows from the name and the LLVM version). Not the overlay
-    // folder itself: concurrent processes may be filling it in.
+    // The libraries as given, and the contents of the ones kdbgen made (each
+    // is placed by rename, so a reader never sees half of one).
     Sha256 libs;
     std::vector<fs::path> files;
     std::error_code ec;
@@ -62,16 +122,38 @@ std::string Toolchain::identity() const {
         const Bytes data = read_file(file);
         libs.add(std::string_view(data.data(), data.size()));
     }
-    for (const auto& name : synthesized_libs) libs.add("synthesized " + name);
-    return fmt::format("{}|{}|cov{}|devlibs:{}", clang_version, fs::weakly_canonical(clang()).string(),
-                       code_object_version, libs.hex());
+    for (const auto& name : synthesized_libs) {
+        libs.add("synthesized " + name);
+        std::error_code exists_ec;
+        const auto path = device_libs_overlay / name;
+        if (fs::is_regular_file(path, exists_ec)) libs.add(file_sha256(path));
+    }
+    Sha256 tools;
+    tools.add(compiler_version_text.empty() ? clang_version : compiler_version_text);
+    for (const auto& tool : {clang(), lld(), llvm_as()}) tools.add(tool_identity(tool));
+    return fmt::format("{}|tools:{}|cov{}|devlibs:{}", clang_version, tools.hex(), code_object_version, libs.hex());
 }
 
 bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::string* why) {
     const auto library = toolchain.device_libs_overlay / isa_library_name(target);
     std::lock_guard lock(g_overlay_mutex);
     std::error_code ec;
-    if (fs::exists(library, ec)) return true;
+    // Verified once per process while its size and time stay as they were.
+    const auto stamp = [&]() -> std::string {
+        std::error_code stamp_ec;
+        const auto size = fs::file_size(library, stamp_ec);
+        const auto time = fs::last_write_time(library, stamp_ec);
+        return stamp_ec ? std::string() : fmt::format("{}:{}", size, time.time_since_epoch().count());
+    };
+    if (const auto it = g_verified_libraries.find(library); it != g_verified_libraries.end() && it->second == stamp())
+        return true;
+    if (fs::exists(library, ec) && library_intact(library)) {
+        g_verified_libraries[library] = stamp();
+        return true;
+    }
+    // Not there, or not what kdbgen made: make it again (the given device
+    // libraries are links; a library of theirs is never replaced here).
+    if (fs::exists(fs::symlink_status(library, ec)) && fs::is_symlink(fs::symlink_status(library, ec))) return true;
     const auto text_path = toolchain.device_libs_overlay / fmt::format(".isa_{}.ll.{}", target.isa_version(), getpid());
     const std::string text = isa_library_ir(target.isa_version());
     write_file_atomic(text_path, std::span<const char>(text.data(), text.size()));
@@ -83,11 +165,22 @@ bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::s
         fs::remove(temp, ec);
         return false;
     }
-    fs::rename(temp, library, ec);
-    if (ec && !fs::exists(library)) {
-        if (why) *why = fmt::format("cannot place {}: {}", library.string(), ec.message());
+    std::string digest;
+    try {
+        digest = file_sha256(temp);
+        write_file_atomic(digest_path_of(library), std::span<const char>(digest.data(), digest.size()));
+    } catch (const std::exception& e) {
+        if (why) *why = fmt::format("cannot record the hash of {}: {}", library.string(), e.what());
+        fs::remove(temp, ec);
         return false;
     }
+    fs::rename(temp, library, ec);
+    if (ec) {
+        if (why) *why = fmt::format("cannot place {}: {}", library.string(), ec.message());
+        fs::remove(temp, ec);
+        return false;
+    }
+    g_verified_libraries[library] = stamp();
     return true;
 }
 
@@ -110,6 +203,7 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
     const auto version = run_process({toolchain.clang().string(), "--version"});
     if (version.exit_code != 0) throw InputError(fmt::format("{} --version failed: {}", toolchain.clang().string(), version.output));
     toolchain.clang_version = split(version.output, '\n').front();
+    toolchain.compiler_version_text = version.output;
 
     if (!fs::is_directory(toolchain.device_libs) || !fs::exists(toolchain.device_libs / "ocml.bc"))
         throw InputError(fmt::format(
@@ -120,17 +214,37 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
     // The overlay: the given libraries by link, plus any oclc_isa_version
     // library kdbgen has to make. Named by what it holds, so concurrent runs
     // and shards share it safely.
+    // With no work folder given (--no-cache) the overlay lives in a folder of
+    // this process made by mkdtemp (mode 0700), never a fixed name in the
+    // shared temp folder another user could plant files in.
     std::error_code ec;
-    const auto base = options.work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : options.work_dir;
+    fs::path base = options.work_dir;
+    if (base.empty()) {
+        std::string pattern = (fs::temp_directory_path() / "kdbgen-toolchain-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw InputError(fmt::format("{}: cannot make a private work folder: {}", pattern, std::strerror(errno)));
+        base = pattern;
+        const int slot = register_temporary_folder(base);  // an interrupt removes it too
+        toolchain.owned_work_dir = std::shared_ptr<const fs::path>(new fs::path(base), [slot](const fs::path* p) {
+            std::error_code ignored;
+            fs::remove_all(*p, ignored);
+            unregister_temporary(slot);
+            delete p;
+        });
+    }
+    make_private_folder(base);
     const auto overlay = base / fmt::format("devlibs-{}", sha256_hex(std::span<const char>(
                                                                toolchain.device_libs.string().data(),
                                                                toolchain.device_libs.string().size())).substr(0, 16));
-    fs::create_directories(overlay, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create: {}", overlay.string(), ec.message()));
+    make_private_folder(overlay);
     for (const auto& entry : fs::directory_iterator(toolchain.device_libs, ec)) {
         if (entry.path().extension() != ".bc") continue;
         const auto link = overlay / entry.path().filename();
-        if (!fs::exists(fs::symlink_status(link))) fs::create_symlink(fs::absolute(entry.path()), link, ec);
+        const auto wanted = fs::absolute(entry.path());
+        const auto status = fs::symlink_status(link, ec);
+        if (fs::exists(status) && fs::is_symlink(status) && fs::read_symlink(link, ec) == wanted) continue;
+        if (fs::exists(status)) fs::remove(link, ec);  // not the link kdbgen made: replaced
+        fs::create_symlink(wanted, link, ec);
     }
     toolchain.device_libs_overlay = overlay;
     toolchain.work_dir = base;
@@ -148,7 +262,7 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
                                                                    toolchain.rocrand_headers.string().data(),
                                                                    toolchain.rocrand_headers.string().size()))
                                                                    .substr(0, 16));
-        fs::create_directories(rocrand, ec);
+        make_private_folder(rocrand);
         if (!fs::exists(fs::symlink_status(rocrand / "rocrand"))) fs::create_directory_symlink(toolchain.rocrand_headers, rocrand / "rocrand", ec);
         toolchain.rocrand_overlay = rocrand;
         break;
