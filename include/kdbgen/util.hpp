@@ -39,9 +39,16 @@ private:
 // output buffer the size of the input): nullopt when the compressed stream
 // would not fit, which is MIOpen's signal to store the blob raw.
 std::optional<Bytes> bz2_compress_like_miopen(std::span<const char> data);
-// Throws std::runtime_error naming the bzip2 fault.
+// Limits on what a file's claims make kdbgen allocate: a kdb record's
+// uncompressed_size, and a whole .bz2 input.
+inline constexpr std::size_t kMaxCodeObjectBytes = std::size_t{1} << 30;
+inline constexpr std::size_t kMaxDecompressedBytes = std::size_t{16} << 30;
+// One bzip2 stream that must decompress to at most expected_size bytes (a
+// kdb blob); memory grows with the real output, not the claim. Trailing
+// bytes after the stream are an error. Throws std::runtime_error.
 Bytes bz2_decompress(std::span<const char> data, std::size_t expected_size);
-// Whole-stream decompression for .bz2 files of unknown size.
+// A .bz2 file: every stream in it, concatenated (pbzip2, `cat a.bz2 b.bz2`);
+// trailing garbage after a stream is an error.
 Bytes bz2_decompress_stream(std::span<const char> data);
 
 Bytes read_file(const fs::path& path);  // throws InputError naming the file
@@ -65,6 +72,7 @@ private:
     fs::path destination_;
     fs::path temp_;
     bool committed_ = false;
+    int cleanup_slot_ = -1;  // removed by the interrupt handler too
 };
 void write_file_atomic(const fs::path& path, std::span<const char> data);
 

@@ -183,7 +183,10 @@ ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::strin
 }
 
 std::vector<FindDbEntry> read_find_db(const fs::path& path) {
-    return parse_find_db(read_text_maybe_bz2(path), path.string());
+    auto entries = parse_find_db(read_text_maybe_bz2(path), path.string());
+    // An empty find-db names no solver and no problem: it is never what was meant.
+    if (entries.empty()) throw InputError(located(path.string(), 0, "find-db has no records"));
+    return entries;
 }
 
 }  // namespace kdbgen

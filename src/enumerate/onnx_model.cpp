@@ -265,10 +265,14 @@ private:
 }  // namespace
 
 ProblemSet read_onnx_model(const fs::path& path, const OnnxOptions& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(located(path.string(), 0, "cannot open ONNX model"));
+    // The whole file first (a folder or unreadable file is an InputError
+    // naming it), and only a size protobuf can parse: above 2 GiB its
+    // parser stops on a CHECK failure (abort) instead of returning false.
+    const Bytes data = read_file(path);
+    if (data.size() > (std::size_t{1} << 31) - 1)
+        throw InputError(located(path.string(), 0, "ONNX model larger than the 2 GiB protobuf reads"));
     onnx::ModelProto model;
-    if (!model.ParseFromIstream(&in) || !model.has_graph())
+    if (!model.ParseFromArray(data.data(), static_cast<int>(data.size())) || !model.has_graph())
         throw InputError(located(path.string(), 0, "not a valid ONNX model (protobuf parse failed)"));
     try {
         parse_data_type(options.data_type);

@@ -305,10 +305,11 @@ void ProblemSet::add(Problem problem, std::string origin) {
     const std::string index_key = std::string(problem_kind(problem)) + "\n" + key;
     const auto it = index_.find(index_key);
     if (it != index_.end()) {
-        auto& origins = entries_[it->second].origins;
-        if (std::find(origins.begin(), origins.end(), origin) == origins.end()) origins.push_back(std::move(origin));
+        if (origin_seen_.insert(std::to_string(it->second) + "\n" + origin).second)
+            entries_[it->second].origins.push_back(std::move(origin));
         return;
     }
+    origin_seen_.insert(std::to_string(entries_.size()) + "\n" + origin);
     index_.emplace(index_key, entries_.size());
     entries_.push_back({std::move(problem), std::move(key), {std::move(origin)}});
 }

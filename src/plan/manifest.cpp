@@ -63,6 +63,18 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
         if (file.size() != 1)
             throw InputError(located(manifest.string(), line, "'file' must be one file name"));
         const fs::path source = kernel_dir / file.front();
+        // A kernel is a file in --kernels-dir: no absolute path, no '..', no
+        // link out of it (a manifest from elsewhere must not compile /etc/...).
+        {
+            std::error_code ec;
+            const auto root = fs::weakly_canonical(kernel_dir, ec);
+            const auto real = fs::weakly_canonical(source, ec);
+            const auto rel = real.lexically_relative(root);
+            if (fs::path(file.front()).is_absolute() || rel.empty() || *rel.begin() == ".." )
+                throw InputError(located(manifest.string(), line,
+                                         fmt::format("kernel file '{}' is outside --kernels-dir {}", file.front(),
+                                                     kernel_dir.string())));
+        }
         if (!fs::is_regular_file(source))
             throw InputError(located(manifest.string(), line, fmt::format("kernel file '{}' not found in {}",
                                                                           file.front(), kernel_dir.string())));

@@ -69,22 +69,71 @@ PerfDb::PerfDb(const fs::path& path) {
         sqlite3_close(db);
         throw InputError(located(path.string(), 0, "cannot open perf-db"));
     }
+    // A damaged page must not give a partial read (kernels with default
+    // tunings MIOpen never asks for): SQLite's integrity check first, then
+    // every row checked, and a read that stops early is an error.
+    const auto fail = [&](const std::string& why) {
+        sqlite3_close(db);
+        return InputError(located(path.string(), 0, why));
+    };
+    {
+        sqlite3_stmt* check = nullptr;
+        if (sqlite3_prepare_v2(db, "PRAGMA integrity_check;", -1, &check, nullptr) != SQLITE_OK)
+            throw fail(std::string("not a MIOpen perf-db: ") + sqlite3_errmsg(db));
+        std::vector<std::string> faults;
+        int rc;
+        while ((rc = sqlite3_step(check)) == SQLITE_ROW) {
+            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(check, 0));
+            const std::string line = text ? text : "";
+            if (line != "ok" && faults.size() < 3) faults.push_back(line);
+        }
+        sqlite3_finalize(check);
+        if (rc != SQLITE_DONE) throw fail(std::string("perf-db is damaged: ") + sqlite3_errmsg(db));
+        if (!faults.empty()) throw fail("perf-db fails SQLite's integrity check: " + join(faults, "; "));
+    }
     const char* sql =
         "SELECT c.layout, c.data_type, c.direction, c.spatial_dim, c.in_channels, c.in_h, c.in_w, c.in_d, c.fil_h, "
         "c.fil_w, c.fil_d, c.out_channels, c.batchsize, c.pad_h, c.pad_w, c.pad_d, c.conv_stride_h, c.conv_stride_w, "
-        "c.conv_stride_d, c.dilation_h, c.dilation_w, c.dilation_d, c.bias, c.group_count, p.solver, p.params "
-        "FROM perf_db p JOIN config c ON p.config = c.id;";
+        "c.conv_stride_d, c.dilation_h, c.dilation_w, c.dilation_d, c.bias, c.group_count, p.solver, p.params, "
+        "p.rowid, c.id FROM perf_db p JOIN config c ON p.config = c.id;";
+    static const char* const kColumns[] = {
+        "layout", "data_type", "direction", "spatial_dim", "in_channels", "in_h", "in_w", "in_d", "fil_h",
+        "fil_w", "fil_d", "out_channels", "batchsize", "pad_h", "pad_w", "pad_d", "conv_stride_h", "conv_stride_w",
+        "conv_stride_d", "dilation_h", "dilation_w", "dilation_d", "bias", "group_count", "solver", "params"};
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-        const std::string why = sqlite3_errmsg(db);
-        sqlite3_close(db);
-        throw InputError(located(path.string(), 0, "not a MIOpen perf-db: " + why));
-    }
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) throw fail(std::string("not a MIOpen perf-db: ") + sqlite3_errmsg(db));
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        const auto bad_row = [&](const std::string& why) {
+            const std::string message = fmt::format("perf_db row {} (config {}): {}", sqlite3_column_int64(stmt, 26),
+                                                    sqlite3_column_int64(stmt, 27), why);
+            sqlite3_finalize(stmt);
+            return fail(message);
+        };
         std::vector<std::string> columns;
-        for (int i = 0; i < 24; ++i) columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, i)));
+        for (int i = 0; i < 26; ++i) {
+            if (sqlite3_column_type(stmt, i) == SQLITE_NULL) throw bad_row(fmt::format("{} is NULL", kColumns[i]));
+            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+            std::string value = text ? text : "";
+            // MIOpen's own perf-dbs hold negative sizes in some rows (gfx1030_36.db row 915, in_h -5):
+            // an integer is what a row must have, not a plausible problem.
+            if (i >= 3 && i < 24 && !parse_int(value))
+                throw bad_row(fmt::format("{} '{}' is not an integer", kColumns[i], value));
+            if (i < 3 || i >= 24) {
+                const bool printable = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+                    return c > ' ' && c < 127;
+                });
+                if (!printable) throw bad_row(fmt::format("{} '{}' is empty or not printable text", kColumns[i], value));
+            }
+            if (i < 24) columns.push_back(std::move(value));
+        }
         records_[{join(columns, "|"), reinterpret_cast<const char*>(sqlite3_column_text(stmt, 24))}] =
             reinterpret_cast<const char*>(sqlite3_column_text(stmt, 25));
+    }
+    if (rc != SQLITE_DONE) {
+        const std::string why = sqlite3_errmsg(db);
+        sqlite3_finalize(stmt);
+        throw fail("perf-db read stopped early: " + why);
     }
     sqlite3_finalize(stmt);
     sqlite3_close(db);

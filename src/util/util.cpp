@@ -1,4 +1,5 @@
 #include "kdbgen/util.hpp"
+#include "kdbgen/cleanup.hpp"
 
 #include "kdbgen/error.hpp"
 
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <stdexcept>
@@ -91,38 +93,86 @@ std::optional<Bytes> bz2_compress_like_miopen(std::span<const char> data) {
 }
 
 Bytes bz2_decompress(std::span<const char> data, std::size_t expected_size) {
-    Bytes out(expected_size);
-    auto length = static_cast<unsigned>(out.size());
-    const int rc = BZ2_bzBuffToBuffDecompress(out.data(), &length, const_cast<char*>(data.data()),
-                                              static_cast<unsigned>(data.size()), 0, 0);
-    if (rc != BZ_OK) throw std::runtime_error(std::string("bzip2: ") + bz2_error_text(rc));
-    out.resize(length);
+    // The recorded size is a claim of the file, not a fact: the buffer grows
+    // with what the stream really yields, never past the claim, so a small
+    // file that claims gigabytes costs no gigabytes.
+    if (expected_size > kMaxCodeObjectBytes)
+        throw std::runtime_error(fmt::format("uncompressed_size {} is more than the {} bytes kdbgen accepts for a "
+                                             "code object",
+                                             expected_size, kMaxCodeObjectBytes));
+    bz_stream stream{};
+    if (BZ2_bzDecompressInit(&stream, 0, 0) != BZ_OK) throw std::runtime_error("bzip2 init failed");
+    Bytes out(std::min<std::size_t>(expected_size, std::max<std::size_t>(data.size() * 8, 1 << 16)));
+    stream.next_in = const_cast<char*>(data.data());
+    stream.avail_in = static_cast<unsigned>(data.size());
+    std::size_t produced = 0;
+    int rc = BZ_OK;
+    while (rc == BZ_OK) {
+        if (produced == out.size()) {
+            if (out.size() >= expected_size) {
+                rc = BZ_OUTBUFF_FULL;
+                break;
+            }
+            out.resize(std::min(expected_size, out.size() * 2));
+        }
+        stream.next_out = out.data() + produced;
+        stream.avail_out = static_cast<unsigned>(out.size() - produced);
+        rc = BZ2_bzDecompress(&stream);
+        produced = out.size() - stream.avail_out;
+        if (rc == BZ_OK && stream.avail_in == 0 && stream.avail_out != 0) rc = BZ_UNEXPECTED_EOF;
+    }
+    const unsigned left = stream.avail_in;
+    BZ2_bzDecompressEnd(&stream);
+    if (rc != BZ_STREAM_END) throw std::runtime_error(std::string("bzip2: ") + bz2_error_text(rc));
+    if (left != 0) throw std::runtime_error(fmt::format("bzip2: {} bytes of trailing data after the stream", left));
+    out.resize(produced);
     return out;
 }
 
 Bytes bz2_decompress_stream(std::span<const char> data) {
-    bz_stream stream{};
-    if (BZ2_bzDecompressInit(&stream, 0, 0) != BZ_OK) throw std::runtime_error("bzip2 init failed");
+    // Every stream of the file, as bzip2 -d does: pbzip2 and `cat a.bz2 b.bz2`
+    // write several. After a stream's end only another stream ("BZh") may
+    // follow; anything else is an error, not silently dropped.
     Bytes out;
     std::vector<char> chunk(1 << 20);
-    stream.next_in = const_cast<char*>(data.data());
-    stream.avail_in = static_cast<unsigned>(data.size());
-    int rc = BZ_OK;
-    while (rc == BZ_OK) {
-        stream.next_out = chunk.data();
-        stream.avail_out = static_cast<unsigned>(chunk.size());
-        rc = BZ2_bzDecompress(&stream);
-        out.insert(out.end(), chunk.data(), chunk.data() + (chunk.size() - stream.avail_out));
-        if (rc == BZ_OK && stream.avail_in == 0 && stream.avail_out != 0) {
-            rc = BZ_UNEXPECTED_EOF;
+    std::size_t offset = 0;
+    std::size_t streams = 0;
+    while (offset < data.size() || streams == 0) {
+        if (streams > 0 && (data.size() - offset < 3 || std::memcmp(data.data() + offset, "BZh", 3) != 0))
+            throw std::runtime_error(fmt::format("bzip2: {} bytes of trailing garbage after stream {} (at byte {})",
+                                                 data.size() - offset, streams, offset));
+        bz_stream stream{};
+        if (BZ2_bzDecompressInit(&stream, 0, 0) != BZ_OK) throw std::runtime_error("bzip2 init failed");
+        stream.next_in = const_cast<char*>(data.data() + offset);
+        stream.avail_in = static_cast<unsigned>(data.size() - offset);
+        int rc = BZ_OK;
+        while (rc == BZ_OK) {
+            stream.next_out = chunk.data();
+            stream.avail_out = static_cast<unsigned>(chunk.size());
+            rc = BZ2_bzDecompress(&stream);
+            out.insert(out.end(), chunk.data(), chunk.data() + (chunk.size() - stream.avail_out));
+            if (rc == BZ_OK && stream.avail_in == 0 && stream.avail_out != 0) rc = BZ_UNEXPECTED_EOF;
+            if (out.size() > kMaxDecompressedBytes) rc = BZ_OUTBUFF_FULL;
         }
+        const std::size_t consumed = (data.size() - offset) - stream.avail_in;
+        BZ2_bzDecompressEnd(&stream);
+        if (rc == BZ_OUTBUFF_FULL)
+            throw std::runtime_error(fmt::format("bzip2: decompresses to more than {} bytes", kMaxDecompressedBytes));
+        if (rc != BZ_STREAM_END)
+            throw std::runtime_error(streams ? fmt::format("bzip2: stream {} (at byte {}): {}", streams + 1, offset,
+                                                           bz2_error_text(rc))
+                                             : std::string("bzip2: ") + bz2_error_text(rc));
+        offset += consumed;
+        ++streams;
     }
-    BZ2_bzDecompressEnd(&stream);
-    if (rc != BZ_STREAM_END) throw std::runtime_error(std::string("bzip2: ") + bz2_error_text(rc));
     return out;
 }
 
 Bytes read_file(const fs::path& path) {
+    // A folder opens as a stream on Linux and reads as garbage (or a huge
+    // size): it is an input error naming it.
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw InputError(located(path.string(), 0, "is a folder, not a file"));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(located(path.string(), 0, "cannot open file for reading"));
     // One read of the whole file: find-dbs and cached objects are megabytes,
@@ -154,6 +204,7 @@ std::string read_text_maybe_bz2(const fs::path& path) {
     if (path.extension() != ".bz2") return {data.begin(), data.end()};
     try {
         const Bytes text = bz2_decompress_stream(data);
+        if (text.empty()) throw InputError(located(path.string(), 0, "bzip2 file decompresses to nothing (an empty file)"));
         return {text.begin(), text.end()};
     } catch (const std::runtime_error& e) {
         throw InputError(located(path.string(), 0, e.what()));
@@ -166,6 +217,7 @@ AtomicFile::AtomicFile(fs::path destination) : destination_(std::move(destinatio
     const auto dir = destination_.has_parent_path() ? destination_.parent_path() : fs::path(".");
     temp_ = dir / fmt::format(".{}.tmp.{}.{}.{:x}", destination_.filename().string(), getpid(),
                               counter++, rd());
+    cleanup_slot_ = register_temporary(temp_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -173,6 +225,7 @@ AtomicFile::~AtomicFile() {
         std::error_code ignored;
         fs::remove(temp_, ignored);
     }
+    unregister_temporary(cleanup_slot_);
 }
 
 void AtomicFile::commit() {
