@@ -41,6 +41,7 @@ public:
 
 private:
     fs::path entry_path(const std::string& key, const char* suffix) const;
+    bool is_entry(const fs::path& path) const;
     fs::path dir_;
     std::uint64_t max_bytes_;
     CacheStats session_;

@@ -21,6 +21,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An interrupt (SIGINT, SIGTERM) seen between steps: the command stops, and
+// exits 130 with every old output as it was.
+class Interrupted : public std::runtime_error {
+public:
+    Interrupted() : std::runtime_error("interrupted") {}
+};
+
 // Builds `file:line: message` (line 0 means "the file as a whole").
 std::string located(const std::string& file, std::size_t line, const std::string& message);
 

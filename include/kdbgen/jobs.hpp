@@ -7,6 +7,7 @@
 #include "kdbgen/compile.hpp"
 
 #include <atomic>
+#include <functional>
 #include <iosfwd>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct JobOptions {
     bool fail_fast = false;     // stop scheduling after the first failure
     bool progress_bar = false;  // redraw one line (a terminal); else one line per kernel
     bool quiet = false;         // neither
+    // Called from the worker as each build finishes (before progress is
+    // shown), outside any lock. With it set, the code object is handed over
+    // here and dropped from the result afterwards: memory stays flat however
+    // many kernels a build has (the kdb stage streams them to disk). An
+    // exception stops the run and is rethrown by run_builds.
+    std::function<void(std::size_t index, const CompileResult& result)> on_result;
 };
 
 // Progress with counts and an ETA from the mean time per finished kernel.

@@ -11,7 +11,9 @@
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,9 +59,59 @@ struct WriteStats {
     std::uint64_t file_bytes = 0;
 };
 
-// Writes `records` to `path` through a temporary file renamed into place.
+// The kdbs one command writes, as one transaction (docs/safety.md):
+//  - each kdb is staged in its output folder (.NAME.kdbgen-spool.PID.RAND);
+//    records go there as they come (add() is thread-safe), so memory does not
+//    grow with the number of code objects;
+//  - commit() takes the folder's advisory lock (.kdbgen.lock, flock), completes
+//    every staged kdb (with update, the old file's rows not replaced, each
+//    checked as `verify` does), writes each in key order and syncs it; only
+//    when all are complete are they renamed into place, under a commit journal
+//    (.kdbgen-commit) that the next run rolls forward if the renames were cut
+//    short by kill -9;
+//  - destroyed without commit() (an error, an interrupt): every staged file is
+//    removed and every old kdb is as it was.
+// Temporaries of earlier runs whose process is gone are removed under the
+// lock. The same records give a byte-identical file: rows go in key order.
+class KdbTransaction {
+public:
+    explicit KdbTransaction(fs::path out_dir);
+    ~KdbTransaction();
+    KdbTransaction(const KdbTransaction&) = delete;
+    KdbTransaction& operator=(const KdbTransaction&) = delete;
+
+    // A kdb to write; target (when known) is checked against every record's
+    // kernel_args and code object. Returns its index.
+    std::size_t add_kdb(const fs::path& path, bool update, const std::optional<Target>& target = std::nullopt);
+    // Thread-safe. Encodes the code object as MIOpen does and stages it.
+    void add(std::size_t kdb, const KdbRecord& record);
+    // Stages a row as stored in another kdb (merge), after checking it
+    // decodes; a key staged before with different code is an InputError
+    // naming both origins.
+    void add_row(std::size_t kdb, const StoredRow& row, const std::string& origin);
+    const fs::path& kdb_path(std::size_t kdb) const;
+
+    // interrupted() is asked between rows; true aborts before any rename
+    // (throws Interrupted). Returns one WriteStats per kdb, in add_kdb order.
+    std::vector<WriteStats> commit(const std::function<bool()>& interrupted = {});
+
+    struct Stage;
+
+private:
+    fs::path out_dir_;
+    std::vector<std::unique_ptr<Stage>> stages_;
+    bool committed_ = false;
+};
+
+// Rolls forward a commit journal left by a killed run and removes
+// temporaries of runs whose process is gone. Takes the folder's lock.
+// Returns the number of files removed or renamed.
+std::size_t recover_output_folder(const fs::path& dir);
+// Whether a file name is one of kdbgen's temporaries or lock files.
+bool is_kdbgen_temporary(const std::string& filename);
+
+// Writes `records` to `path` as a one-kdb transaction.
 // With update, rows already in `path` whose key is not in `records` are kept.
-// The same records give a byte-identical file: rows go in sorted key order.
 WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records, bool update = false);
 
 // Throws InputError when the file is not a kdb MIOpen would open (not SQLite,
@@ -90,7 +142,11 @@ struct KdbDiff {
 KdbDiff diff_kdbs(const fs::path& a, const fs::path& b);
 
 // Merges inputs into out; a key present twice with different code is an
-// InputError naming both files, never a silent pick.
+// InputError naming both files, never a silent pick. Records for another
+// target than out's (by its name, else the first record's -mcpu) are an
+// InputError: the merged kdb always verifies.
 WriteStats merge_kdbs(const fs::path& out, const std::vector<fs::path>& inputs);
+// The same into a kdb of a transaction (merging folders: one transaction).
+void stage_merge(KdbTransaction& transaction, std::size_t kdb, const std::vector<fs::path>& inputs);
 
 }  // namespace kdbgen

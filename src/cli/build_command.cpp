@@ -38,6 +38,7 @@ struct BuildOptions {
     bool fail_fast = false;
     bool update = false;
     bool dry_run = false;
+    std::string min_built;  // --min-built: N or P%; default 1
     std::string shard;
     bool json = false;
     bool quiet = false;
@@ -188,6 +189,10 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     SolverPlanOptions plan_options = planning.options;
     // Only with no problem source at all do the find-dbs become the problem list.
     plan_options.find_db_problems_when_empty = problem_only.empty();
+    if (problem_only.empty() && !options.quiet)
+        fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx): the problems are "
+                           "every line of each target's find-db{}\n",
+                   options.find_dbs.empty() ? " in the MIOpen tree" : " given");
     return plan_from_problems(gather_problems(problem_only), targets, plan_options);
 }
 
@@ -216,16 +221,30 @@ std::string compile_identity(const KernelBuild& build) {
     return code_identity(build) + "\n" + build.source.string();
 }
 
+// --min-built: N kernels per kdb, or P% of the kernels planned for it.
+std::size_t min_built_for(const std::string& spec, std::size_t planned) {
+    if (spec.empty()) return 1;
+    std::string digits = spec;
+    const bool percent = digits.ends_with('%');
+    if (percent) digits.pop_back();
+    const auto value = parse_int(digits);
+    if (!value || *value < 0 || (percent && *value > 100))
+        throw InputError(fmt::format("--min-built '{}' is not a count or a percentage (e.g. 1, 95%)", spec));
+    if (!percent) return static_cast<std::size_t>(*value);
+    return (planned * static_cast<std::size_t>(*value) + 99) / 100;
+}
+
 int run_build(const BuildOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     const auto targets = options.targets.resolve();
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
     std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec || !fs::is_directory(out_dir))
-        throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
-    if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
+    // Checked now, created only once the inputs are known good: a rejected
+    // input leaves no folder behind.
+    if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+        throw InputError(located(out_dir.string(), 0, "output folder is a file"));
+    min_built_for(options.min_built, 0);  // a bad value is an input error before any work
 
     Plan plan = make_plan(options, targets, solver_planning(options));
     if (!options.shard.empty()) {
@@ -238,8 +257,17 @@ int run_build(const BuildOptions& options) {
             if (shards[i] == spec.index) mine.push_back(std::move(plan.builds[i]));
         plan.builds = std::move(mine);
     }
+    // A plan with nothing for a kdb would write an empty kdb over a good one.
+    std::map<std::string, std::size_t> planned_per_kdb;
+    for (const auto& planned : plan.builds) ++planned_per_kdb[planned.build.target.kdb_filename()];
+    if (!options.dry_run)
+        for (const auto& target : targets)
+            if (!planned_per_kdb.count(target.kdb_filename()))
+                throw InputError(fmt::format("the plan has no kernel for {} ({}){}: nothing written", target.kdb_filename(),
+                                             target.spec(), options.shard.empty() ? "" : " in shard " + options.shard));
     auto cache = options.cache.open();
-    const fs::path work = cache ? cache->dir() / "toolchain" : fs::temp_directory_path() / "kdbgen-toolchain";
+    // With --no-cache the toolchain's derived files go to a private mkdtemp folder.
+    const fs::path work = cache ? cache->dir() / "toolchain" : fs::path();
     const Compiler compiler(options.toolchain.discover(work), cache.get());
 
     std::vector<KernelBuild> unique;
@@ -261,11 +289,24 @@ int run_build(const BuildOptions& options) {
             for (const auto& argv : compiler.commands(build, "{OUT}", "{SCRATCH}")) lines.push_back(argv);
             commands.push_back({{"kernel", build.describe()}, {"commands", lines}});
             if (!options.json)
-                for (const auto& argv : lines) fmt::print("{}\n", join(argv.get<std::vector<std::string>>(), " "));
+                for (const auto& argv : lines) fmt::print("{}\n", shell_quote(argv.get<std::vector<std::string>>()));
         }
         if (options.json) print_json({{"compiles", commands}});
         return kExitOk;
     }
+
+    fs::create_directories(out_dir, ec);
+    if (ec || !fs::is_directory(out_dir))
+        throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
+    if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
+
+    // Every kdb of the build is staged; the compiles stream into them.
+    KdbTransaction transaction(out_dir);
+    std::map<std::string, std::size_t> stage_of;  // kdb file name -> stage
+    for (const auto& target : targets)
+        stage_of[target.kdb_filename()] = transaction.add_kdb(out_dir / target.kdb_filename(), options.update, target);
+    std::vector<std::vector<std::size_t>> plan_builds_of(unique.size());
+    for (std::size_t i = 0; i < plan.builds.size(); ++i) plan_builds_of[unique_index[i]].push_back(i);
 
     JobOptions jobs;
     jobs.jobs = options.jobs;
@@ -273,10 +314,21 @@ int run_build(const BuildOptions& options) {
     jobs.quiet = options.quiet || options.json;
     jobs.progress_bar = options.progress == "always" || (options.progress == "auto" && ::isatty(STDERR_FILENO));
     if (options.progress == "never") jobs.quiet = true;
+    jobs.on_result = [&](std::size_t index, const CompileResult& result) {
+        if (!result.ok) return;
+        for (const std::size_t i : plan_builds_of[index]) {
+            const auto& build = plan.builds[i].build;
+            transaction.add(stage_of.at(build.target.kdb_filename()), {{build.kdb_name(), build.kdb_args()}, result.code});
+        }
+    };
     if (!jobs.quiet)
         fmt::print(stderr, "kdbgen: {} kernels for {} targets ({} compiles after dedup), {} jobs, {}\n", plan.builds.size(),
                    targets.size(), unique.size(), jobs.jobs ? jobs.jobs : default_job_count(), compiler.toolchain().clang_version);
-    const auto results = run_builds(compiler, unique, jobs, g_interrupted, std::cerr);
+    std::vector<CompileResult> results;
+    {
+        const CooperativeInterrupts cooperative;
+        results = run_builds(compiler, unique, jobs, g_interrupted, std::cerr);
+    }
     if (cache) cache->flush_counters();
     if (g_interrupted.load()) {
         fmt::print(stderr, "kdbgen: interrupted; no kdb written\n");
@@ -298,25 +350,44 @@ int run_build(const BuildOptions& options) {
     }
 
     nlohmann::json report_targets = nlohmann::json::array();
+    std::vector<std::string> too_few;
+    std::map<std::string, nlohmann::json> failures_of;
+    std::map<std::string, std::size_t> built_of;
+    for (const auto& target : targets) failures_of[target.kdb_filename()] = nlohmann::json::array();
+    for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+        const auto& build = plan.builds[i].build;
+        const auto& result = results[unique_index[i]];
+        if (result.ok) ++built_of[build.target.kdb_filename()];
+        else failures_of[build.target.kdb_filename()].push_back(
+                 {{"kernel_name", build.kdb_name()}, {"kernel_args", build.kdb_args()}, {"origin", plan.builds[i].origin},
+                  {"log", result.log}, {"command", result.command}});
+    }
+    // A build that compiled (nearly) nothing is an environment fault (a full
+    // TMPDIR, a broken toolchain), not a kdb: it never replaces one.
     for (const auto& target : targets) {
-        std::vector<KdbRecord> records;
-        nlohmann::json failures = nlohmann::json::array();
-        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
-            const auto& build = plan.builds[i].build;
-            if (build.target.spec() != target.spec()) continue;
-            const auto& result = results[unique_index[i]];
-            if (result.ok) records.push_back({{build.kdb_name(), build.kdb_args()}, result.code});
-            else failures.push_back({{"kernel_name", build.kdb_name()}, {"kernel_args", build.kdb_args()},
-                                     {"origin", plan.builds[i].origin}, {"log", result.log}, {"command", result.command}});
-        }
-        const fs::path kdb = out_dir / target.kdb_filename();
-        const auto stats = write_kdb(kdb, records, options.update);
-        report_targets.push_back({{"target", target_json(target)}, {"kdb", kdb.string()}, {"records", stats.records},
-                                  {"replaced", stats.replaced}, {"kept", stats.kept}, {"code_bytes", stats.code_bytes},
-                                  {"file_bytes", stats.file_bytes}, {"failed", failures}});
+        const auto name = target.kdb_filename();
+        const std::size_t planned = planned_per_kdb[name], built = built_of[name];
+        const std::size_t needed = std::max<std::size_t>(1, min_built_for(options.min_built, planned));
+        if (built < needed) too_few.push_back(fmt::format("{}: {} of {} kernels built, {} needed", name, built, planned, needed));
+    }
+    if (!too_few.empty()) {
+        fmt::print(stderr, "kdbgen: error: too few kernels built (--min-built {}); no kdb written, the old ones are "
+                           "unchanged:\n  {}\n",
+                   options.min_built.empty() ? "1" : options.min_built, join(too_few, "\n  "));
+        return kExitSomeFailed;
+    }
+    const auto stats = transaction.commit([] { return g_interrupted.load(); });
+    for (const auto& target : targets) {
+        const auto name = target.kdb_filename();
+        const auto& st = stats[stage_of.at(name)];
+        const fs::path kdb = out_dir / name;
+        const auto& failures = failures_of[name];
+        report_targets.push_back({{"target", target_json(target)}, {"kdb", kdb.string()}, {"records", st.records},
+                                  {"replaced", st.replaced}, {"kept", st.kept}, {"code_bytes", st.code_bytes},
+                                  {"file_bytes", st.file_bytes}, {"failed", failures}});
         if (!options.json)
-            fmt::print("{}: {} kernels, {} (code {}){}\n", kdb.string(), stats.records, human_bytes(stats.file_bytes),
-                       human_bytes(stats.code_bytes), failures.empty() ? "" : fmt::format(", {} FAILED", failures.size()));
+            fmt::print("{}: {} kernels, {} (code {}){}\n", kdb.string(), st.records, human_bytes(st.file_bytes),
+                       human_bytes(st.code_bytes), failures.empty() ? "" : fmt::format(", {} FAILED", failures.size()));
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (options.json) {
@@ -354,6 +425,9 @@ Action add_build_command(CLI::App& app) {
                     "build slice K of N (e.g. 2/3) of the plan, balanced by estimated compile cost; combine the "
                     "shards' kdbs with `kdbgen merge`");
     sub->add_flag("--update", options->update, "write into existing kdbs: replace these keys, keep the others");
+    sub->add_option("--min-built", options->min_built,
+                    "write no kdb unless each gets at least N kernels, or P% of its planned kernels (e.g. 95%); "
+                    "default 1: a build that compiled nothing never replaces a kdb");
     sub->add_flag("--json", options->json, "print a JSON report on standard output");
     sub->add_flag("-q,--quiet", options->quiet, "no progress output");
     sub->add_option("--progress", options->progress, "progress display")->check(CLI::IsMember({"auto", "always", "never"}));

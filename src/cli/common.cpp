@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -7,22 +8,38 @@
 #include <csignal>
 #include <iostream>
 #include <set>
+#include <unistd.h>
 
 namespace kdbgen::cli {
 
 std::atomic<bool> g_interrupted{false};
 
 namespace {
-void on_interrupt(int) { g_interrupted.store(true); }
+
+std::atomic<bool> g_cooperative{false};
+
+// Immediate (every phase but compiling): remove the registered temporaries
+// and exit 130 at once. Cooperative (compiling): raise the flag; the workers
+// stop their compilers and the command unwinds, removing its temporaries. A
+// second signal while unwinding is immediate.
+void on_interrupt(int) {
+    const bool again = g_interrupted.exchange(true);
+    if (g_cooperative.load() && !again) return;
+    unlink_registered_temporaries();
+    ::_exit(kExitInterrupted);
+}
+
 }  // namespace
 
 void install_interrupt_handler() {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);
 }
+
+CooperativeInterrupts::CooperativeInterrupts() { g_cooperative.store(true); }
+CooperativeInterrupts::~CooperativeInterrupts() { g_cooperative.store(false); }
 
 void ToolchainFlags::add_to(CLI::App& app) {
     app.add_option("--llvm-root", llvm_root,
@@ -90,10 +107,18 @@ std::uint64_t parse_size(const std::string& text) {
     }
     const auto value = parse_int(digits);
     if (!value || *value < 0) throw InputError(fmt::format("invalid size '{}' (write e.g. 500M or 5G)", text));
-    return static_cast<std::uint64_t>(*value) * multiplier;
+    std::uint64_t bytes = 0;
+    // 16777216T wrapped to 0, which trim reads as "remove everything".
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(*value), multiplier, &bytes))
+        throw InputError(fmt::format("size '{}' does not fit in 64 bits", text));
+    return bytes;
 }
 
-void print_json(const nlohmann::json& value) { std::cout << value.dump(2) << "\n"; }
+// Text from input files need not be UTF-8 (a log with Latin-1 bytes): such
+// bytes print as U+FFFD instead of failing the command (type_error.316).
+void print_json(const nlohmann::json& value) {
+    std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 nlohmann::json target_json(const Target& target) {
     const auto feature = [](std::optional<bool> state) -> nlohmann::json {

@@ -17,7 +17,18 @@
 namespace kdbgen::cli {
 
 extern std::atomic<bool> g_interrupted;
+// SIGINT, SIGTERM, SIGHUP: exit 130 in every phase, temporaries removed.
 void install_interrupt_handler();
+// For its scope a signal only raises g_interrupted: the compile phase polls
+// it, stops its children and returns, and the command exits 130 after its
+// temporaries are removed. Outside such a scope a signal exits at once.
+class CooperativeInterrupts {
+public:
+    CooperativeInterrupts();
+    ~CooperativeInterrupts();
+    CooperativeInterrupts(const CooperativeInterrupts&) = delete;
+    CooperativeInterrupts& operator=(const CooperativeInterrupts&) = delete;
+};
 
 struct ToolchainFlags {
     std::string llvm_root, device_libs;

@@ -162,30 +162,52 @@ Action add_merge_command(CLI::App& app) {
     return [options]() {
         std::vector<fs::path> inputs(options->inputs.begin(), options->inputs.end());
         const bool folders = std::all_of(inputs.begin(), inputs.end(), [](const fs::path& p) { return fs::is_directory(p); });
+        const fs::path out = options->out;
+        // The folder the merged kdb goes in is created as `build -o` creates its
+        // own, once the inputs are known to be there.
+        for (const auto& input : inputs)
+            if (!fs::exists(input)) throw InputError(located(input.string(), 0, "no such file or folder"));
+        const fs::path out_dir = folders ? out : (out.has_parent_path() ? out.parent_path() : fs::path("."));
+        std::error_code ec;
+        if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+            throw InputError(located(out_dir.string(), 0, "output folder is a file"));
+        if (!folders && fs::is_directory(out, ec))
+            throw InputError(located(out.string(), 0, "is a folder; merging kdb files writes one .kdb file"));
+        // Shard outputs: each kdb name across the folders, all in one
+        // transaction: one bad shard leaves every old kdb as it was.
+        std::map<std::string, std::vector<fs::path>> by_name;
         if (folders) {
-            // Shard outputs: merge each kdb name across the folders.
-            std::map<std::string, std::vector<fs::path>> by_name;
             for (const auto& dir : inputs)
                 for (const auto& entry : fs::directory_iterator(dir))
                     if (entry.path().extension() == ".kdb") by_name[entry.path().filename().string()].push_back(entry.path());
-            std::error_code ec;
-            fs::create_directories(options->out, ec);
-            if (ec) throw InputError(located(options->out, 0, "cannot create output folder: " + ec.message()));
-            nlohmann::json out = nlohmann::json::array();
-            for (const auto& [name, files] : by_name) {
-                const auto stats = merge_kdbs(fs::path(options->out) / name, files);
-                out.push_back({{"kdb", (fs::path(options->out) / name).string()}, {"records", stats.records},
-                               {"inputs", files.size()}});
-                if (!options->json) fmt::print("{}: {} records from {} shards\n", (fs::path(options->out) / name).string(),
-                                               stats.records, files.size());
-            }
-            if (options->json) print_json(out);
-            return 0;
+            if (by_name.empty()) throw InputError(fmt::format("no .kdb files in {}", join(options->inputs, ", ")));
         }
-        const auto stats = merge_kdbs(options->out, inputs);
-        if (options->json) print_json({{"out", options->out}, {"records", stats.records}, {"bytes", stats.file_bytes}});
-        else fmt::print("{}: {} records from {} files, {}\n", options->out, stats.records, inputs.size(),
-                        human_bytes(stats.file_bytes));
+        fs::create_directories(out_dir, ec);
+        if (ec) throw InputError(located(out_dir.string(), 0, "cannot create output folder: " + ec.message()));
+        KdbTransaction transaction(out_dir);
+        std::vector<std::pair<std::string, std::size_t>> staged;  // out path, inputs
+        if (folders) {
+            for (const auto& [name, files] : by_name) {
+                stage_merge(transaction, transaction.add_kdb(out / name, false), files);
+                staged.emplace_back((out / name).string(), files.size());
+            }
+        } else {
+            stage_merge(transaction, transaction.add_kdb(out, false), inputs);
+            staged.emplace_back(out.string(), inputs.size());
+        }
+        const auto stats = transaction.commit();
+        nlohmann::json report = nlohmann::json::array();
+        for (std::size_t i = 0; i < staged.size(); ++i) {
+            report.push_back({{"kdb", staged[i].first}, {"records", stats[i].records}, {"inputs", staged[i].second},
+                              {"bytes", stats[i].file_bytes}});
+            if (!options->json)
+                fmt::print("{}: {} records from {} {}, {}\n", staged[i].first, stats[i].records, staged[i].second,
+                           folders ? "shards" : "files", human_bytes(stats[i].file_bytes));
+        }
+        if (options->json) {
+            if (folders) print_json(report);
+            else print_json({{"out", options->out}, {"records", stats[0].records}, {"bytes", stats[0].file_bytes}});
+        }
         return 0;
     };
 }

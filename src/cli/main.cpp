@@ -15,6 +15,7 @@
 
 int main(int argc, char** argv) {
     using namespace kdbgen;
+    cli::install_interrupt_handler();  // first: a signal in any phase exits 130
     CLI::App app{"kdbgen: build MIOpen kernel databases (.kdb) offline, with no GPU, for any AMD GPU targets"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("kdbgen ") + KDBGEN_VERSION);
@@ -53,10 +54,12 @@ int main(int argc, char** argv) {
     }
     spdlog::set_pattern("kdbgen: %v");
     spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
-    cli::install_interrupt_handler();
     try {
         for (const auto& [sub, action] : actions)
             if (sub->parsed()) return action();
+    } catch (const Interrupted&) {
+        fmt::print(stderr, "kdbgen: interrupted; every old kdb is unchanged\n");
+        return kExitInterrupted;
     } catch (const InputError& e) {
         fmt::print(stderr, "kdbgen: error: {}\n", e.what());
         return kExitBadInput;

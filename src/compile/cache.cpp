@@ -1,9 +1,12 @@
 #include "kdbgen/cache.hpp"
 
+#include "kdbgen/error.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
@@ -40,8 +43,27 @@ private:
 
 BuildCache::BuildCache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
     std::error_code ec;
+    if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
+        throw InputError(located(dir_.string(), 0, "cache folder is a file (give --cache-dir DIR or --no-cache)"));
     fs::create_directories(dir_, ec);
-    if (ec) throw std::runtime_error(fmt::format("{}: cannot create cache folder: {}", dir_.string(), ec.message()));
+    if (ec) throw InputError(located(dir_.string(), 0, "cannot create cache folder: " + ec.message()));
+}
+
+namespace {
+
+bool all_hex(const std::string& text, std::size_t length) {
+    return text.size() == length &&
+           std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+// Entries are <2 hex>/<62 hex>.co next to .md5 (entry_path of a SHA-256 key):
+// trim and clean touch nothing else, whatever folder they are pointed at.
+bool BuildCache::is_entry(const fs::path& path) const {
+    if (path.extension() != ".co" && path.extension() != ".md5") return false;
+    if (path.parent_path().parent_path() != dir_) return false;
+    return all_hex(path.parent_path().filename().string(), 2) && all_hex(path.stem().string(), 62);
 }
 
 fs::path BuildCache::default_dir() {
@@ -111,7 +133,7 @@ CacheStats BuildCache::stats() const {
     }
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".co") {
+        if (it->is_regular_file(ec) && it->path().extension() == ".co" && is_entry(it->path())) {
             ++out.entries;
             out.bytes += it->file_size(ec);
         }
@@ -175,7 +197,7 @@ std::uint64_t BuildCache::trim(std::uint64_t max_bytes) {
     std::uint64_t total = 0;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (!it->is_regular_file(ec) || it->path().extension() != ".co") continue;
+        if (!it->is_regular_file(ec) || it->path().extension() != ".co" || !is_entry(it->path())) continue;
         const auto size = it->file_size(ec);
         entries.push_back({it->path(), it->last_write_time(ec), size});
         total += size;

@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -67,6 +68,7 @@ std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vecto
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
     std::mutex report_mutex;
+    std::exception_ptr failure;
     Progress progress(builds.size(), options.progress_bar, options.quiet, log);
 
     const auto worker = [&]() {
@@ -75,6 +77,17 @@ std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vecto
             if (index >= builds.size()) return;
             CompileResult result = compiler.compile(builds[index], &cancel);
             if (cancel.load() && !result.ok) return;  // interrupted: not a kernel failure
+            if (options.on_result) {
+                try {
+                    options.on_result(index, result);
+                } catch (...) {
+                    std::lock_guard lock(report_mutex);
+                    if (!failure) failure = std::current_exception();
+                    stop = true;
+                    return;
+                }
+                Bytes().swap(result.code);
+            }
             std::lock_guard lock(report_mutex);
             if (!result.ok && options.fail_fast) stop = true;
             results[index] = std::move(result);
@@ -87,6 +100,7 @@ std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vecto
     for (unsigned i = 0; i < count; ++i) workers.emplace_back(worker);
     for (auto& thread : workers) thread.join();
     progress.close();
+    if (failure) std::rethrow_exception(failure);
     return results;
 }
 

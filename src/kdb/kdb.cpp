@@ -1,5 +1,6 @@
 #include "kdbgen/kdb.hpp"
 
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/codeobject.hpp"
 #include "kdbgen/error.hpp"
 #include "sqlite.hpp"
@@ -7,7 +8,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <pthread.h>
+#include <random>
+#include <regex>
 #include <set>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace kdbgen {
 
@@ -83,8 +95,18 @@ Bytes decode_row(const StoredRow& row) {
     return code;
 }
 
+// SQLite opens whatever it is given: a FIFO blocks it forever, a folder
+// fails obscurely. Only regular files are kdbs.
+void require_regular_file(const fs::path& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (!fs::exists(status)) throw InputError(located(path.string(), 0, "no such file"));
+    if (fs::is_directory(status)) throw InputError(located(path.string(), 0, "is a folder, not a kdb file"));
+    if (!fs::is_regular_file(status)) throw InputError(located(path.string(), 0, "is not a regular file (a FIFO or device?)"));
+}
+
 std::vector<StoredRow> read_kdb_rows(const fs::path& path) {
-    if (!fs::exists(path)) throw InputError(located(path.string(), 0, "no such file"));
+    require_regular_file(path);
     sqlite::Database db(path, SQLITE_OPEN_READONLY);
     check_schema(db);
     sqlite::Statement select(
@@ -115,54 +137,385 @@ std::map<KdbKey, Bytes> read_kdb(const fs::path& path) {
     return records;
 }
 
-WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records, bool update) {
-    std::map<KdbKey, const Bytes*> rows;
-    WriteStats stats;
-    std::map<KdbKey, Bytes> old;
-    if (update && fs::exists(path)) old = read_kdb(path);
-    for (const auto& record : records) {
-        if (old.count(record.key)) ++stats.replaced;
-        rows[record.key] = &record.code;
+namespace {
+
+constexpr const char* kLockName = ".kdbgen.lock";
+constexpr const char* kJournalName = ".kdbgen-commit";
+
+std::string random_suffix() {
+    static std::atomic<unsigned> counter{0};
+    std::random_device rd;
+    return fmt::format("{}.{:x}{:x}", ::getpid(), counter++, rd());
+}
+
+// .NAME.kdbgen-spool.PID.X, .NAME.kdbgen-stage.PID.X and the temporaries of
+// earlier versions (.NAME.tmp.PID.N.X): the pid of their maker, or 0.
+long temporary_owner(const std::string& name) {
+    static const std::regex pattern(R"(^\..+\.(kdbgen-spool|kdbgen-stage|tmp)\.([0-9]+)\.[0-9a-f.]+$)");
+    std::smatch m;
+    if (!std::regex_match(name, m, pattern)) return 0;
+    return std::stol(m[2].str());
+}
+
+bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+void sync_path(const fs::path& path, bool directory) {
+    const int fd = ::open(path.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) return;
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0 && !directory)
+        throw std::runtime_error(fmt::format("{}: fsync: {}", path.string(), std::strerror(errno)));
+}
+
+// The folder's advisory lock, held from reading an old kdb to the last rename.
+class FolderLock {
+public:
+    explicit FolderLock(const fs::path& dir) {
+        const auto path = dir / kLockName;
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd_ < 0) throw InputError(located(path.string(), 0, std::string("cannot open lock file: ") + std::strerror(errno)));
+        if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+        fmt::print(stderr, "kdbgen: waiting for another kdbgen writing to {}\n", dir.string());
+        while (::flock(fd_, LOCK_EX) != 0)
+            if (errno != EINTR) throw InputError(located(path.string(), 0, std::string("flock: ") + std::strerror(errno)));
     }
-    for (const auto& [key, code] : old) {
-        if (!rows.count(key)) {
-            rows[key] = &code;
-            ++stats.kept;
+    ~FolderLock() { ::close(fd_); }
+    FolderLock(const FolderLock&) = delete;
+    FolderLock& operator=(const FolderLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+// Blocks SIGINT, SIGTERM and SIGHUP for the renames: they then complete.
+class SignalsHeld {
+public:
+    SignalsHeld() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+        pthread_sigmask(SIG_BLOCK, &set, &old_);
+    }
+    ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+private:
+    sigset_t old_;
+};
+
+std::size_t recover_locked(const fs::path& dir) {
+    std::size_t changed = 0;
+    std::error_code ec;
+    const auto journal = dir / kJournalName;
+    if (fs::is_regular_file(journal, ec)) {
+        // Complete: it was renamed into place before the first kdb was.
+        for (const auto& line : split(read_text_file(journal), '\n')) {
+            const auto tab = line.find('\t');
+            if (tab == std::string::npos) continue;
+            const fs::path staged = dir / line.substr(0, tab), final_path = dir / line.substr(tab + 1);
+            if (!fs::exists(staged, ec)) continue;  // renamed already
+            fs::rename(staged, final_path, ec);
+            if (ec) throw InputError(located(final_path.string(), 0, "cannot complete an interrupted commit: " + ec.message()));
+            ++changed;
         }
+        sync_path(dir, true);
+        fs::remove(journal, ec);
+    }
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        const long owner = temporary_owner(name);
+        if (owner == 0 || process_alive(owner)) continue;
+        if (fs::remove(entry.path(), ec)) ++changed;
+    }
+    return changed;
+}
+
+StoredRow row_from(sqlite::Statement& select) {
+    StoredRow row;
+    row.id = select.integer(0);
+    row.key = {select.text(1), select.text(2)};
+    row.blob = select.blob(3);
+    row.hash = select.text(4);
+    row.uncompressed_size = select.integer(5);
+    return row;
+}
+
+void insert_row(sqlite::Statement& insert, const StoredRow& row) {
+    insert.reset();
+    insert.bind(1, row.key.kernel_name);
+    insert.bind(2, row.key.kernel_args);
+    insert.bind_blob(3, row.blob);
+    insert.bind(4, row.hash);
+    insert.bind(5, row.uncompressed_size);
+    insert.step();
+}
+
+std::int64_t code_size_of(const StoredRow& row) {
+    return row.uncompressed_size ? row.uncompressed_size : static_cast<std::int64_t>(row.blob.size());
+}
+
+}  // namespace
+
+struct KdbTransaction::Stage {
+    fs::path path;        // the kdb to replace
+    fs::path spool_path;  // records as they come
+    bool update = false;
+    std::optional<Target> target;
+    std::optional<std::string> mcpu_suffix;  // every record's, when the target is known or seen
+    std::mutex mutex;
+    std::unique_ptr<sqlite::Database> spool;
+    std::unique_ptr<sqlite::Statement> insert, lookup;
+    int cleanup_slot = -1;
+    fs::path final_path;  // the complete file, renamed over path
+    int final_slot = -1;
+
+    void remove_files() {
+        insert.reset();
+        lookup.reset();
+        spool.reset();
+        std::error_code ec;
+        fs::remove(spool_path, ec);
+        if (!final_path.empty()) fs::remove(final_path, ec);
+        unregister_temporary(cleanup_slot);
+        unregister_temporary(final_slot);
     }
 
-    const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw InputError(located(dir.string(), 0, "output folder does not exist"));
-    AtomicFile file(path);
-    {
-        sqlite::Database db(file.temp_path(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-        // A fresh file, written once and renamed: no journal is needed, and
-        // the header then records rollback (delete) mode, as db_sync expects.
-        db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
-        db.exec(kdb_create_sql());
-        db.exec("BEGIN;");
-        sqlite::Statement insert(db,
-                                 "INSERT OR REPLACE INTO kern_db(kernel_name, kernel_args, kernel_blob, "
-                                 "kernel_hash, uncompressed_size) VALUES(?, ?, ?, ?, ?);");
-        for (const auto& [key, code] : rows) {
-            const StoredRow row = encode_row({key, *code});
-            insert.reset();
-            insert.bind(1, row.key.kernel_name);
-            insert.bind(2, row.key.kernel_args);
-            insert.bind_blob(3, row.blob);
-            insert.bind(4, row.hash);
-            insert.bind(5, row.uncompressed_size);
-            insert.step();
-            stats.code_bytes += code->size();
-        }
-        db.exec("COMMIT;");
+    // kernel_args of one target only: a kdb MIOpen opens for one card.
+    void check_suffix(const StoredRow& row, const std::string& origin) {
+        const auto at = row.key.kernel_args.rfind(" -mcpu=");
+        const std::string suffix = at == std::string::npos ? "" : row.key.kernel_args.substr(at);
+        if (!mcpu_suffix) mcpu_suffix = suffix;
+        if (suffix.empty() || suffix != *mcpu_suffix)
+            throw InputError(located(origin, 0,
+                                     fmt::format("record ({} | {}) is for another target than {} ('{}'): the kdb "
+                                                 "would not verify",
+                                                 row.key.kernel_name, row.key.kernel_args, path.filename().string(),
+                                                 trim(*mcpu_suffix))));
     }
-    stats.records = rows.size();
-    stats.file_bytes = fs::file_size(file.temp_path());
-    file.commit();
-    return stats;
+    // A row that comes from a file (merge input, the old kdb of --update)
+    // is checked as verify does before it is carried.
+    void check_carried(const StoredRow& row, const std::string& origin) {
+        check_suffix(row, origin);
+        Bytes code;
+        try {
+            code = decode_row(row);
+        } catch (const std::exception& e) {
+            throw InputError(located(origin, 0, fmt::format("record id {} ({} | {}): {}", row.id, row.key.kernel_name,
+                                                            row.key.kernel_args, e.what())));
+        }
+        if (!target) return;
+        const auto faults = check_code_object(code, *target);
+        if (!faults.empty())
+            throw InputError(located(origin, 0, fmt::format("record id {} ({} | {}): {}", row.id, row.key.kernel_name,
+                                                            row.key.kernel_args, join(faults, "; "))));
+    }
+};
+
+KdbTransaction::KdbTransaction(fs::path out_dir) : out_dir_(std::move(out_dir)) {
+    std::error_code ec;
+    if (!fs::is_directory(out_dir_, ec)) throw InputError(located(out_dir_.string(), 0, "output folder does not exist"));
+}
+
+KdbTransaction::~KdbTransaction() {
+    if (committed_) return;
+    for (auto& stage : stages_) stage->remove_files();
+}
+
+std::size_t KdbTransaction::add_kdb(const fs::path& path, bool update, const std::optional<Target>& target) {
+    auto stage = std::make_unique<Stage>();
+    stage->path = path;
+    stage->update = update;
+    stage->target = target ? target : target_from_kdb_filename(path);
+    if (stage->target) stage->mcpu_suffix = stage->target->mcpu_suffix();
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw InputError(located(path.string(), 0, "is a folder: cannot write a kdb there"));
+    stage->spool_path = out_dir_ / fmt::format(".{}.kdbgen-spool.{}", path.filename().string(), random_suffix());
+    stage->cleanup_slot = register_temporary(stage->spool_path);
+    stages_.push_back(std::move(stage));
+    auto& s = *stages_.back();
+    s.spool = std::make_unique<sqlite::Database>(s.spool_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    // A scratch file read once: no journal, no sync; a small page cache
+    // keeps memory flat however many records come.
+    s.spool->exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192; PRAGMA temp_store=FILE;");
+    s.spool->exec("CREATE TABLE kern_db (kernel_name TEXT NOT NULL, kernel_args TEXT NOT NULL, kernel_blob BLOB NOT NULL, "
+                  "kernel_hash TEXT NOT NULL, uncompressed_size INT NOT NULL, origin TEXT NOT NULL);"
+                  "CREATE UNIQUE INDEX idx_kern_db ON kern_db(kernel_name, kernel_args); BEGIN;");
+    s.insert = std::make_unique<sqlite::Statement>(
+        *s.spool, "INSERT OR REPLACE INTO kern_db(kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size, "
+                  "origin) VALUES(?, ?, ?, ?, ?, ?);");
+    s.lookup = std::make_unique<sqlite::Statement>(
+        *s.spool, "SELECT kernel_hash, origin FROM kern_db WHERE kernel_name = ? AND kernel_args = ?;");
+    return stages_.size() - 1;
+}
+
+const fs::path& KdbTransaction::kdb_path(std::size_t kdb) const { return stages_.at(kdb)->path; }
+
+void KdbTransaction::add(std::size_t kdb, const KdbRecord& record) {
+    const StoredRow row = encode_row(record);  // bzip2 outside the lock
+    auto& stage = *stages_.at(kdb);
+    std::lock_guard lock(stage.mutex);
+    stage.check_suffix(row, stage.path.string());
+    auto& insert = *stage.insert;
+    insert.reset();
+    insert.bind(1, row.key.kernel_name);
+    insert.bind(2, row.key.kernel_args);
+    insert.bind_blob(3, row.blob);
+    insert.bind(4, row.hash);
+    insert.bind(5, row.uncompressed_size);
+    insert.bind(6, std::string("this build"));
+    insert.step();
+}
+
+void KdbTransaction::add_row(std::size_t kdb, const StoredRow& row, const std::string& origin) {
+    auto& stage = *stages_.at(kdb);
+    stage.check_carried(row, origin);
+    std::lock_guard lock(stage.mutex);
+    auto& lookup = *stage.lookup;
+    lookup.reset();
+    lookup.bind(1, row.key.kernel_name);
+    lookup.bind(2, row.key.kernel_args);
+    if (lookup.step()) {
+        if (lookup.text(0) == row.hash) return;  // the same code object twice
+        throw InputError(fmt::format("key ({} | {}) has different code objects in {} and {}", row.key.kernel_name,
+                                     row.key.kernel_args, lookup.text(1), origin));
+    }
+    auto& insert = *stage.insert;
+    insert.reset();
+    insert.bind(1, row.key.kernel_name);
+    insert.bind(2, row.key.kernel_args);
+    insert.bind_blob(3, row.blob);
+    insert.bind(4, row.hash);
+    insert.bind(5, row.uncompressed_size);
+    insert.bind(6, origin);
+    insert.step();
+}
+
+std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& interrupted) {
+    const auto check_interrupt = [&] {
+        if (interrupted && interrupted()) throw Interrupted();
+    };
+    check_interrupt();
+    const FolderLock lock(out_dir_);
+    recover_locked(out_dir_);
+    std::vector<WriteStats> all;
+    for (auto& stage_ptr : stages_) {
+        auto& stage = *stage_ptr;
+        stage.insert.reset();
+        stage.lookup.reset();
+        stage.spool->exec("COMMIT;");
+        WriteStats stats;
+        std::unique_ptr<sqlite::Database> old;
+        std::error_code ec;
+        if (stage.update && fs::exists(stage.path, ec)) {
+            if (!fs::is_regular_file(stage.path, ec))
+                throw InputError(located(stage.path.string(), 0, "is not a regular file: cannot update it"));
+            old = std::make_unique<sqlite::Database>(stage.path, SQLITE_OPEN_READONLY);
+            check_schema(*old);
+            sqlite::Statement integrity(*old, "PRAGMA integrity_check;");
+            while (integrity.step())
+                if (integrity.text(0) != "ok")
+                    throw InputError(located(stage.path.string(), 0, "old kdb fails SQLite's integrity check: " +
+                                                                         integrity.text(0) + " (nothing written)"));
+        }
+        stage.final_path = out_dir_ / fmt::format(".{}.kdbgen-stage.{}", stage.path.filename().string(), random_suffix());
+        stage.final_slot = register_temporary(stage.final_path);
+        {
+            sqlite::Database db(stage.final_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+            // A fresh file, written once and renamed: no journal is needed, and
+            // the header then records rollback (delete) mode, as db_sync expects.
+            db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+            db.exec(kdb_create_sql());
+            db.exec("BEGIN;");
+            sqlite::Statement insert(db,
+                                     "INSERT INTO kern_db(kernel_name, kernel_args, kernel_blob, "
+                                     "kernel_hash, uncompressed_size) VALUES(?, ?, ?, ?, ?);");
+            // Both sides in key order (their unique indexes): a merge join,
+            // one row in memory at a time.
+            sqlite::Statement fresh(*stage.spool,
+                                    "SELECT 0, kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size "
+                                    "FROM kern_db ORDER BY kernel_name, kernel_args;");
+            std::unique_ptr<sqlite::Statement> carried;
+            if (old)
+                carried = std::make_unique<sqlite::Statement>(
+                    *old, "SELECT id, kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size "
+                          "FROM kern_db ORDER BY kernel_name, kernel_args;");
+            std::optional<StoredRow> a, b;
+            const auto next_fresh = [&] { a = fresh.step() ? std::optional(row_from(fresh)) : std::nullopt; };
+            const auto next_old = [&] { b = carried && carried->step() ? std::optional(row_from(*carried)) : std::nullopt; };
+            next_fresh();
+            next_old();
+            std::size_t written = 0;
+            while (a || b) {
+                if (++written % 256 == 0) check_interrupt();
+                if (a && (!b || a->key <= b->key)) {
+                    if (b && a->key == b->key) {
+                        ++stats.replaced;
+                        next_old();
+                    }
+                    insert_row(insert, *a);
+                    stats.code_bytes += static_cast<std::uint64_t>(code_size_of(*a));
+                    next_fresh();
+                } else {
+                    stage.check_carried(*b, stage.path.string() + " (the old kdb, --update)");
+                    insert_row(insert, *b);
+                    stats.code_bytes += static_cast<std::uint64_t>(code_size_of(*b));
+                    ++stats.kept;
+                    next_old();
+                }
+                ++stats.records;
+            }
+            db.exec("COMMIT;");
+        }
+        old.reset();
+        sync_path(stage.final_path, false);
+        stats.file_bytes = fs::file_size(stage.final_path);
+        all.push_back(stats);
+    }
+    check_interrupt();
+    // Every kdb is complete: the journal first, then the renames.
+    std::string journal;
+    for (const auto& stage : stages_)
+        journal += stage->final_path.filename().string() + "\t" + stage->path.filename().string() + "\n";
+    {
+        const SignalsHeld held;
+        write_file_atomic(out_dir_ / kJournalName, std::span<const char>(journal.data(), journal.size()));
+        sync_path(out_dir_, true);
+        const char* crash = std::getenv("KDBGEN_TEST_CRASH_IN_COMMIT");  // tests: kill -9 between the renames
+        std::size_t renamed = 0;
+        for (auto& stage : stages_) {
+            std::error_code ec;
+            fs::rename(stage->final_path, stage->path, ec);
+            if (ec) throw InputError(located(stage->path.string(), 0, "cannot rename into place: " + ec.message()));
+            unregister_temporary(stage->final_slot);
+            stage->final_path.clear();
+            if (crash && *crash && ++renamed == 1) ::raise(SIGKILL);
+        }
+        sync_path(out_dir_, true);
+        std::error_code ec;
+        fs::remove(out_dir_ / kJournalName, ec);
+        committed_ = true;
+        for (auto& stage : stages_) stage->remove_files();
+    }
+    return all;
+}
+
+std::size_t recover_output_folder(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return 0;
+    const FolderLock lock(dir);
+    return recover_locked(dir);
+}
+
+bool is_kdbgen_temporary(const std::string& filename) {
+    return temporary_owner(filename) != 0 || filename == kJournalName;
+}
+
+WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records, bool update) {
+    const auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    KdbTransaction transaction(dir);
+    const auto kdb = transaction.add_kdb(path, update);
+    for (const auto& record : records) transaction.add(kdb, record);
+    return transaction.commit().front();
 }
 
 std::optional<fs::path> system_kdb_for(const fs::path& dir, const Target& card) {
@@ -204,7 +557,7 @@ std::optional<Target> target_from_kdb_filename(const fs::path& path) {
 
 VerifyReport verify_kdb(const fs::path& path, const std::optional<Target>& target) {
     VerifyReport report;
-    if (!fs::exists(path)) throw InputError(located(path.string(), 0, "no such file"));
+    require_regular_file(path);
     {
         sqlite::Database db(path, SQLITE_OPEN_READONLY);
         try {
@@ -214,7 +567,15 @@ VerifyReport verify_kdb(const fs::path& path, const std::optional<Target>& targe
             sqlite::Statement journal(db, "PRAGMA journal_mode;");
             if (journal.step()) {
                 const auto mode = journal.text(0);
-                if (mode != "off" && mode != "delete")
+                // MIOpen itself switches the dbs it writes to WAL (SQLiteBase,
+                // src/include/miopen/sqlite_db.hpp:281-289, MIOpen 3.3.0): a kdb
+                // taken from a user's cache is then in WAL mode.
+                if (mode == "wal")
+                    report.faults.push_back(fmt::format(
+                        "journal mode is wal (MIOpen writes its own dbs so, src/include/miopen/sqlite_db.hpp:281-289); "
+                        "a shipped kdb must be in delete mode: rewrite it with `kdbgen merge NEW.kdb {}`",
+                        path.string()));
+                else if (mode != "off" && mode != "delete")
                     report.faults.push_back("journal mode is " + mode + ", MIOpen's db_sync wants off or delete");
             }
         } catch (const InputError& e) {
@@ -261,8 +622,7 @@ KdbDiff diff_kdbs(const fs::path& a, const fs::path& b) {
     return diff;
 }
 
-WriteStats merge_kdbs(const fs::path& out, const std::vector<fs::path>& inputs) {
-    std::map<KdbKey, std::pair<Bytes, fs::path>> merged;
+void stage_merge(KdbTransaction& transaction, std::size_t kdb, const std::vector<fs::path>& inputs) {
     std::optional<std::string> processor;
     for (const auto& input : inputs) {
         if (const auto t = target_from_kdb_filename(input)) {
@@ -271,19 +631,16 @@ WriteStats merge_kdbs(const fs::path& out, const std::vector<fs::path>& inputs) 
                                              input.string(), t->name(), *processor));
             processor = std::string(t->name());
         }
-        for (auto& [key, code] : read_kdb(input)) {
-            const auto it = merged.find(key);
-            if (it != merged.end() && it->second.first != code)
-                throw InputError(fmt::format("key ({} | {}) has different code objects in {} and {}",
-                                             key.kernel_name, key.kernel_args, it->second.second.string(),
-                                             input.string()));
-            merged.emplace(key, std::make_pair(std::move(code), input));
-        }
+        for (const auto& row : read_kdb_rows(input)) transaction.add_row(kdb, row, input.string());
     }
-    std::vector<KdbRecord> records;
-    records.reserve(merged.size());
-    for (auto& [key, value] : merged) records.push_back({key, std::move(value.first)});
-    return write_kdb(out, records, false);
+}
+
+WriteStats merge_kdbs(const fs::path& out, const std::vector<fs::path>& inputs) {
+    const auto dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+    KdbTransaction transaction(dir);
+    const auto kdb = transaction.add_kdb(out, false);
+    stage_merge(transaction, kdb, inputs);
+    return transaction.commit().front();
 }
 
 }  // namespace kdbgen
