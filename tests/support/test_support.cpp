@@ -36,8 +36,15 @@ const Toolchain& toolchain() {
     return tc;
 }
 
+const char* kdbgen_binary() {
+    // KDBGEN_TEST_BINARY runs the CLI tests against another build (an older
+    // kdbgen, to see a test fail before its fix).
+    if (const char* env = std::getenv("KDBGEN_TEST_BINARY"); env && *env) return env;
+    return KDBGEN_TEST_BINARY;
+}
+
 ProcessResult run_kdbgen(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{KDBGEN_TEST_BINARY};
+    std::vector<std::string> argv{kdbgen_binary()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv);
 }

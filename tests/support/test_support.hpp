@@ -29,6 +29,8 @@ fs::path shared_db_dir();  // ../shared/miopen-db (real MIOpen find-db and perf-
 // The default toolchain, discovered once per test binary.
 const Toolchain& toolchain();
 
+// The kdbgen binary under test: $KDBGEN_TEST_BINARY, else the one built.
+const char* kdbgen_binary();
 // Runs the built kdbgen binary with these arguments.
 ProcessResult run_kdbgen(const std::vector<std::string>& args);
 

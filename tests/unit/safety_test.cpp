@@ -1,0 +1,779 @@
+// Output safety (issue #17) and complete readers (issue #16): every numbered
+// defect of #17 has a test here named D<N>_..., each of which failed before
+// its fix. The fault suite (random SIGKILL/SIGINT trials) is FaultSuite.*.
+#include "kdbgen/cache.hpp"
+#include "kdbgen/compile.hpp"
+#include "kdbgen/kdb.hpp"
+#include "kdbgen/miopen_tree.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <random>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <chrono>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+using namespace kdbgen;
+using test::run_kdbgen;
+
+namespace {
+
+KernelBuild fill_build(const std::string& target, const fs::path& kernels = test::kernels_dir()) {
+    KernelBuild build;
+    build.source = kernels / "kdbgen_fill.s";
+    build.kernel_file = "kdbgen_fill.s";
+    build.options = "-Wa,-defsym,kdbgen_fill_value=1";
+    build.target = parse_target(target);
+    build.kernels = {"KdbgenFill"};
+    return build;
+}
+
+KernelBuild tensor_op_build(const std::string& target) {
+    KernelBuild build;
+    build.source = test::kernels_dir() / "kdbgen_tensor_op.cl";
+    build.kernel_file = "kdbgen_tensor_op.cl";
+    build.options = "-DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_BFP16=0 -DKDBGEN_TENSOR_OP=0 -DMLO_GRP_SZ0=256";
+    build.target = parse_target(target);
+    build.kernels = {"KdbgenTensorOp"};
+    return build;
+}
+
+}  // namespace
+
+// --- 7: overlays and device libraries are verified before reuse, private, and in the key.
+
+TEST(Safety, D7_SynthesizedDeviceLibraryIsVerifiedBeforeReuse) {
+    test::TempDir work;
+    ToolchainOptions options;
+    options.work_dir = work.path();
+    const Toolchain first = discover_toolchain(options);
+    ASSERT_FALSE(first.synthesized_libs.empty()) << "the packaged device libraries lack no processor here";
+    const auto library = first.device_libs_overlay / first.synthesized_libs.front();
+    ASSERT_TRUE(fs::exists(library));
+    const Bytes good = read_file(library);
+    // A truncated library (a full disk, a killed run) is made again, not linked in.
+    fs::resize_file(library, 3);
+    ToolchainOptions again = options;
+    const Toolchain second = discover_toolchain(again);
+    Target target = parse_target("gfx1030_36");
+    for (const auto& p : processor_table())
+        if (fmt::format("oclc_isa_version_{}.bc", p.name.substr(3)) == first.synthesized_libs.front()) target.processor = &p;
+    std::string why;
+    EXPECT_TRUE(ensure_isa_library(second, target, &why)) << why;
+    EXPECT_EQ(read_file(library), good) << "the truncated library was reused";
+}
+
+TEST(Safety, D7_NoCacheWorkFolderIsPrivateAndRemoved) {
+    fs::path work;
+    {
+        const Toolchain tc = discover_toolchain(ToolchainOptions{});
+        work = tc.work_dir;
+        EXPECT_NE(work, fs::temp_directory_path() / "kdbgen-toolchain") << "a fixed name in the shared temp folder";
+        struct stat st {};
+        ASSERT_EQ(::lstat(work.c_str(), &st), 0);
+        EXPECT_TRUE(S_ISDIR(st.st_mode));
+        EXPECT_EQ(st.st_mode & 0077, 0u) << "readable or writable by others";
+    }
+    EXPECT_FALSE(fs::exists(work)) << "the private work folder is left behind";
+}
+
+TEST(Safety, D7_EditedAssemblerOverlayIsRewrittenAndInTheKey) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const fs::path kernels = fs::path(src) / "src" / "kernels";
+    test::TempDir work, copy;
+    // A copy of the kernel folder has the same overlay, reached afresh.
+    fs::create_directories(copy / "k");
+    for (const auto& entry : fs::directory_iterator(kernels))
+        if (entry.path().extension() == ".inc" || entry.path().extension() == ".s")
+            fs::copy_file(entry.path(), copy / "k" / entry.path().filename());
+    const auto overlay = assembler_compat_overlay(kernels, work.path());
+    ASSERT_TRUE(overlay);
+    const std::string good = read_text_file(*overlay / "conv_common.inc");
+    std::ofstream(*overlay / "conv_common.inc", std::ios::trunc) << ".error \"planted\"\n";
+    const auto again = assembler_compat_overlay(copy / "k", work.path());
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*again, *overlay);
+    EXPECT_EQ(read_text_file(*again / "conv_common.inc"), good) << "an edited overlay file is assembled in";
+    EXPECT_FALSE(assembler_compat_identity(kernels, work.path()).empty()) << "the overlay is not in the cache key";
+}
+
+// --- 10: cache keys do not depend on where the cache is or how its path is spelled.
+
+TEST(Safety, D10_CacheKeyDoesNotDependOnTheCachePath) {
+    test::TempDir a, b;
+    ToolchainOptions one, two;
+    one.work_dir = a / "cache" / "toolchain";
+    two.work_dir = b / "elsewhere" / ".." / "moved" / "toolchain";
+    const Compiler first(discover_toolchain(one), nullptr);
+    const Compiler second(discover_toolchain(two), nullptr);
+    for (const auto& build : {tensor_op_build("gfx1030_36"), fill_build("gfx90a:sramecc+:xnack-_110")})
+        EXPECT_EQ(first.cache_key(build), second.cache_key(build)) << build.describe();
+}
+
+// --- 13: the printed command of a failed compile is shell-quoted.
+
+TEST(Safety, D13_PrintedCommandIsShellQuoted) {
+    test::TempDir dir;
+    const std::vector<std::string> argv{"/bin/printf", "%s\\n", "it's", "a;touch " + (dir / "owned").string(),
+                                        "$(touch x)", "`y`", "back\\slash", "", "new\nline", "-DX=1"};
+    const auto line = shell_quote(argv);
+    const auto run = run_process({"/bin/sh", "-c", line});
+    EXPECT_FALSE(fs::exists(dir / "owned")) << line;
+    EXPECT_EQ(run.output, "it's\na;touch " + (dir / "owned").string() + "\n$(touch x)\n`y`\nback\\slash\n\nnew\nline\n-DX=1\n")
+        << line;
+    EXPECT_EQ(shell_quote({"clang", "-DX=1", "-o", "/tmp/a.o"}), "clang -DX=1 -o /tmp/a.o");
+}
+
+// --- 2 (and #16): every bzip2 stream is read; trailing garbage and empty files are errors.
+
+namespace {
+
+void bzip2_to(const fs::path& out, const std::string& text) {
+    const fs::path plain = out.string() + ".plain";
+    std::ofstream(plain, std::ios::binary) << text;
+    const auto run = run_process({"/bin/sh", "-c", "bzip2 -c '" + plain.string() + "' > '" + out.string() + "'"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    fs::remove(plain);
+}
+
+void append_file(const fs::path& to, const fs::path& from) {
+    const Bytes data = read_file(from);
+    std::ofstream(to, std::ios::binary | std::ios::app).write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+}  // namespace
+
+TEST(Safety, D2_EveryStreamOfAMultiStreamBz2IsRead) {
+    test::TempDir dir;
+    bzip2_to(dir / "a.bz2", "first half\n");
+    bzip2_to(dir / "b.bz2", "second half\n");
+    fs::copy_file(dir / "a.bz2", dir / "ab.txt.bz2");
+    append_file(dir / "ab.txt.bz2", dir / "b.bz2");  // as `cat a.bz2 b.bz2` and pbzip2 write
+    EXPECT_EQ(read_text_maybe_bz2(dir / "ab.txt.bz2"), "first half\nsecond half\n");
+}
+
+TEST(Safety, D2_RealFindDbSplitIntoTwoStreamsGivesEveryProblem) {
+    const auto fdb = test::shared_db_dir() / "gfx1030_36.HIP.fdb.txt.bz2";
+    if (!fs::exists(fdb)) GTEST_SKIP() << "no shared find-db";
+    test::TempDir dir;
+    const std::string text = read_text_maybe_bz2(fdb);
+    const auto half = text.find('\n', text.size() / 2) + 1;
+    bzip2_to(dir / "1.bz2", text.substr(0, half));
+    bzip2_to(dir / "2.bz2", text.substr(half));
+    const auto split = dir / "gfx1030_36.HIP.fdb.txt.bz2";
+    fs::copy_file(dir / "1.bz2", split);
+    append_file(split, dir / "2.bz2");
+    const auto whole = run_kdbgen({"plan", "--find-db", fdb.string(), "--json"});
+    const auto two = run_kdbgen({"plan", "--find-db", split.string(), "--json"});
+    ASSERT_EQ(whole.exit_code, 0) << whole.output.substr(0, 500);
+    ASSERT_EQ(two.exit_code, 0) << two.output.substr(0, 500);
+    const auto total = [](const std::string& out) { return nlohmann::json::parse(out.substr(out.find('{')))["total"].get<long>(); };
+    EXPECT_EQ(total(two.output), total(whole.output));
+}
+
+TEST(Safety, D2_TrailingGarbageAfterABz2StreamIsAnError) {
+    test::TempDir dir;
+    bzip2_to(dir / "x.txt.bz2", "text\n");
+    std::ofstream(dir / "x.txt.bz2", std::ios::binary | std::ios::app) << "garbage after the stream";
+    const auto error = test::input_error_of([&] { read_text_maybe_bz2(dir / "x.txt.bz2"); });
+    EXPECT_NE(error.find("x.txt.bz2"), std::string::npos) << error;
+    EXPECT_NE(error.find("trailing garbage"), std::string::npos) << error;
+}
+
+TEST(Safety, D2_EmptyBz2AndEmptyFindDbAreErrorsNamingTheFile) {
+    test::TempDir dir;
+    bzip2_to(dir / "gfx1030_36.HIP.fdb.txt.bz2", "");
+    std::ofstream(dir / "empty.HIP.fdb.txt") << "";
+    for (const auto& file : {dir / "gfx1030_36.HIP.fdb.txt.bz2", dir / "empty.HIP.fdb.txt"}) {
+        const auto run = run_kdbgen({"plan", "--find-db", file.string()});
+        EXPECT_EQ(run.exit_code, 2) << run.output;
+        EXPECT_NE(run.output.find(file.filename().string()), std::string::npos) << run.output;
+    }
+}
+
+// --- 11: bounded allocation and linear duplicate merging.
+
+TEST(Safety, D11_UncompressedSizeIsBoundedByWhatTheBlobHolds) {
+    const std::string zeros(1 << 20, '\0');
+    const auto blob = bz2_compress_like_miopen(std::span<const char>(zeros.data(), zeros.size()));
+    ASSERT_TRUE(blob);
+    StoredRow row;
+    row.key = {"x.s.o", "-mcpu=gfx1030"};
+    row.blob = *blob;
+    row.hash = md5_hex(std::span<const char>(zeros.data(), zeros.size()));
+    row.uncompressed_size = 8'000'000'000;  // a 32 KiB file that claims 8e9
+    EXPECT_THROW(decode_row(row), std::runtime_error);
+    // A claim under the limit costs only what the stream really holds.
+    row.uncompressed_size = std::int64_t{512} << 20;
+    rusage before {};
+    getrusage(RUSAGE_SELF, &before);
+    EXPECT_THROW(decode_row(row), std::runtime_error);
+    rusage after {};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 200 * 1024) << "KiB more peak memory for a 1 MiB stream";
+    row.uncompressed_size = static_cast<std::int64_t>(zeros.size());
+    EXPECT_EQ(decode_row(row).size(), zeros.size());
+}
+
+TEST(Safety, D11_DuplicateDriverLinesMergeInLinearTime) {
+    test::TempDir dir;
+    {
+        std::ofstream log(dir / "dup.log");
+        for (int i = 0; i < 100000; ++i)
+            log << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 1 -t 1\n";
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const auto run = run_kdbgen({"plan", "--driver-log", (dir / "dup.log").string(), "--json"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 400);
+    EXPECT_LT(seconds, 6.0) << "100k duplicate lines (quadratic merging took 20 s)";
+}
+
+// --- Helpers for the CLI tests below: a small manifest of kdbgen's own
+// kernels (fast with a warm cache), old kdbs, runs with a changed environment.
+
+namespace {
+
+const std::string kTargets = "gfx1030_36,gfx90a:sramecc+:xnack-_110";
+const std::vector<std::string> kKdbs = {"gfx1030_36.kdb", "gfx90a6e.kdb"};
+
+// A manifest with `variants` option strings of the fill kernel (each a key).
+fs::path fill_manifest(const fs::path& dir, int first, int count) {
+    const auto path = dir / fmt::format("fill-{}-{}.toml", first, count);
+    std::ofstream out(path);
+    out << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [";
+    for (int i = first; i < first + count; ++i) out << (i > first ? ", " : "") << "\"-Wa,-defsym,kdbgen_fill_value=" << i << "\"";
+    out << "]\n";
+    return path;
+}
+
+std::vector<std::string> build_args(const fs::path& manifest, const fs::path& out, const fs::path& cache) {
+    return {"build", "--targets", kTargets, "-o", out.string(), "--manifest", manifest.string(), "--kernels-dir",
+            test::kernels_dir().string(), "--cache-dir", cache.string(), "-q", "-j", "2"};
+}
+
+ProcessResult run_with_env(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"/usr/bin/env"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.push_back(test::kdbgen_binary());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+}
+
+std::map<std::string, Bytes> kdb_bytes(const fs::path& dir) {
+    std::map<std::string, Bytes> out;
+    for (const auto& name : kKdbs)
+        if (fs::exists(dir / name)) out[name] = read_file(dir / name);
+    return out;
+}
+
+std::vector<std::string> non_kdb_files(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const auto name = entry.path().filename().string();
+        if (name.ends_with(".kdb") || name == ".kdbgen.lock") continue;
+        out.push_back(name);
+    }
+    return out;
+}
+
+// A fake LLVM whose clang answers --version and fails every compile, as a
+// full TMPDIR or a broken toolchain makes every compile fail.
+fs::path failing_llvm(const fs::path& dir) {
+    const auto bin = dir / "llvm" / "bin";
+    fs::create_directories(bin);
+    for (const char* tool : {"clang", "ld.lld", "llvm-as"}) {
+        std::ofstream(bin / tool) << "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'clang version 19.0.0 (fake)'; exit 0; }\n"
+                                     "echo 'error: No space left on device' >&2\nexit 1\n";
+        fs::permissions(bin / tool, fs::perms::owner_all);
+    }
+    return dir / "llvm";
+}
+
+}  // namespace
+
+// --- 1: an input that yields no problem is exit 2 naming it; a plan with nothing replaces no kdb.
+
+TEST(Safety, D1_SourceThatYieldsNoProblemIsExitTwoNamingIt) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    test::TempDir dir;
+    std::ofstream(dir / "empty.log") << "";
+    std::ofstream(dir / "unrelated.log") << "hello\nthis log holds no driver command at all\n";
+    std::ofstream(dir / "net.toml") << "[network]\nname = \"n\"\n[[layer]]\nkind = \"conv\"\nin = [1, 8, 8, 8]\nout = 8\nkernel = 3\n";
+    for (const auto& log : {dir / "empty.log", dir / "unrelated.log"}) {
+        const auto run = run_kdbgen({"build", "--targets", "gfx1030_36", "--miopen-src", src, "--driver-log", log.string(),
+                                     "-o", (dir / "out").string(), "--no-cache", "-n"});
+        EXPECT_EQ(run.exit_code, 2) << run.output.substr(0, 600);
+        EXPECT_NE(run.output.find(log.filename().string()), std::string::npos) << run.output.substr(0, 600);
+        EXPECT_NE(run.output.find("yields no problem"), std::string::npos) << run.output.substr(0, 600);
+    }
+    EXPECT_FALSE(fs::exists(dir / "out")) << "output folder created for a rejected input";
+}
+
+TEST(Safety, D1_PlanWithNothingForAKdbReplacesNoKdb) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, dir / "cache")).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    std::ofstream(dir / "gfx9only.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\n"
+                                            "options = [\"\"]\ntargets = [\"gfx9\"]\n";
+    auto args = build_args(dir / "gfx9only.toml", out, dir / "cache");
+    const auto run = run_kdbgen(args);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("gfx1030_36.kdb"), std::string::npos) << run.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "a 0-record kdb was written over the old one";
+}
+
+// --- 3: a perf-db is read whole and every row is checked.
+
+TEST(Safety, D3_PerfDbWithNullParamsOrDamagedPageIsAnErrorNamingIt) {
+    test::TempDir dir;
+    const auto db = dir / "gfx1030_36.db";
+    const auto made = run_process(
+        {"/usr/bin/sqlite3", db.string(),
+         "CREATE TABLE config (id INTEGER PRIMARY KEY, layout TEXT, data_type TEXT, direction TEXT, spatial_dim INT, "
+         "in_channels INT, in_h INT, in_w INT, in_d INT, fil_h INT, fil_w INT, fil_d INT, out_channels INT, batchsize INT, "
+         "pad_h INT, pad_w INT, pad_d INT, conv_stride_h INT, conv_stride_w INT, conv_stride_d INT, dilation_h INT, "
+         "dilation_w INT, dilation_d INT, bias INT, group_count INT);"
+         "CREATE TABLE perf_db (id INTEGER PRIMARY KEY, solver TEXT, config INT, params TEXT);"
+         "INSERT INTO config VALUES (1,'NCHW','FP32','F',2,64,56,56,1,3,3,1,64,1,1,1,0,1,1,0,1,1,0,0,1);"
+         "INSERT INTO perf_db VALUES (1,'ConvOclDirectFwd',1,NULL);"});
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const auto error = test::input_error_of([&] { PerfDb perf(db); });
+    EXPECT_NE(error.find("gfx1030_36.db"), std::string::npos) << error;
+    EXPECT_NE(error.find("params is NULL"), std::string::npos) << error;
+
+    const auto real = test::shared_db_dir() / "gfx1030_36.db.bz2";
+    if (!fs::exists(real)) GTEST_SKIP() << "no shared perf-db";
+    const Bytes plain = bz2_decompress_stream(read_file(real));
+    Bytes damaged = plain;
+    ASSERT_GT(damaged.size(), 64u * 4096);
+    std::fill(damaged.begin() + 40 * 4096, damaged.begin() + 41 * 4096, '\xa5');  // one page of garbage
+    write_file_atomic(dir / "damaged.db", damaged);
+    const auto damaged_error = test::input_error_of([&] { PerfDb perf(dir / "damaged.db"); });
+    EXPECT_NE(damaged_error.find("damaged.db"), std::string::npos) << damaged_error;
+    write_file_atomic(dir / "whole.db", plain);
+    EXPECT_EQ(test::input_error_of([&] { PerfDb perf(dir / "whole.db"); }), "no error");
+}
+
+// --- 4: two concurrent --update runs into one folder lose no key.
+
+TEST(Safety, D4_ConcurrentUpdatesLoseNoKey) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    // Warm the cache for both halves so the runs race in their write phase.
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 100, 24), dir / "warm", cache)).exit_code, 0);
+    for (int round = 0; round < 4; ++round) {
+        const auto out = dir / fmt::format("out{}", round);
+        ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 100, 1), out, cache)).exit_code, 0);
+        std::vector<pid_t> pids;
+        for (int half = 0; half < 2; ++half) {
+            auto args = build_args(fill_manifest(dir.path(), 101 + 12 * half, 12 - half), out, cache);
+            args.push_back("--update");
+            std::vector<std::string> argv{test::kdbgen_binary()};
+            argv.insert(argv.end(), args.begin(), args.end());
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                std::vector<char*> c;
+                for (auto& a : argv) c.push_back(a.data());
+                c.push_back(nullptr);
+                ::execv(c[0], c.data());
+                ::_exit(127);
+            }
+            pids.push_back(pid);
+        }
+        for (const pid_t pid : pids) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        for (const auto& name : kKdbs) EXPECT_EQ(read_kdb(out / name).size(), 24u) << name << " round " << round;
+    }
+}
+
+// --- 5: an environment failure (every compile fails) replaces no kdb.
+
+TEST(Safety, D5_BuildThatCompiledNothingReplacesNoKdb) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 3), out, dir / "cache")).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    auto args = build_args(fill_manifest(dir.path(), 1, 3), out, dir / "cache2");
+    args.insert(args.end(), {"--llvm-root", failing_llvm(dir.path()).string()});
+    const auto run = run_kdbgen(args);
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "good kdbs replaced by empty ones";
+    // --min-built: fewer than the threshold built replaces nothing either.
+    std::ofstream(dir / "half.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
+                                        "[[kernel]]\nfile = \"broken.cl\"\nsymbols = [\"Broken\"]\noptions = [\"\"]\n";
+    fs::create_directories(dir / "k");
+    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "k" / "kdbgen_fill.s");
+    fs::copy_file(test::source_dir() / "tests/data/broken.cl", dir / "k" / "broken.cl");
+    const auto half = run_kdbgen({"build", "--targets", kTargets, "-o", out.string(), "--manifest", (dir / "half.toml").string(),
+                                  "--kernels-dir", (dir / "k").string(), "--no-cache", "-q", "--min-built", "90%"});
+    EXPECT_EQ(half.exit_code, 1) << half.output;
+    EXPECT_NE(half.output.find("--min-built"), std::string::npos) << half.output;
+    EXPECT_EQ(kdb_bytes(out), old);
+}
+
+// --- 6: a multi-target write is all-or-nothing.
+
+TEST(Safety, D6_SecondKdbFailingLeavesTheFirstUnchanged) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    // A corrupt old kdb with --update.
+    write_file_atomic(out / "gfx90a6e.kdb", test::bytes_of("SQLite format 3\0 not a database at all, truncated"));
+    auto args = build_args(fill_manifest(dir.path(), 5, 2), out, cache);
+    args.push_back("--update");
+    const auto run = run_kdbgen(args);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_EQ(read_file(out / "gfx1030_36.kdb"), old.at("gfx1030_36.kdb")) << "first kdb replaced before the second failed";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+    // The second kdb's path is a folder.
+    fs::remove(out / "gfx90a6e.kdb");
+    fs::create_directories(out / "gfx90a6e.kdb");
+    const auto folder = run_kdbgen(build_args(fill_manifest(dir.path(), 5, 2), out, cache));
+    EXPECT_EQ(folder.exit_code, 2) << folder.output;
+    EXPECT_EQ(read_file(out / "gfx1030_36.kdb"), old.at("gfx1030_36.kdb"));
+}
+
+TEST(Safety, D6_MergeWithOneBadShardLeavesEveryOldKdb) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "s1", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "s2", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 9, 1), dir / "out", cache)).exit_code, 0);
+    const auto old = kdb_bytes(dir / "out");
+    write_file_atomic(dir / "s2" / "gfx90a6e.kdb", test::bytes_of("not a kdb"));
+    const auto run = run_kdbgen({"merge", (dir / "out").string(), (dir / "s1").string(), (dir / "s2").string()});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_EQ(kdb_bytes(dir / "out"), old) << "one kdb of the folder merged before the bad shard was found";
+}
+
+TEST(Safety, D6_KillBetweenTheRenamesIsRolledForwardByTheNextRun) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "expected", cache)).exit_code, 0);
+    const auto run = run_with_env({"KDBGEN_TEST_CRASH_IN_COMMIT=1"}, build_args(fill_manifest(dir.path(), 3, 2), out, cache));
+    EXPECT_EQ(run.exit_code, -SIGKILL);
+    EXPECT_TRUE(fs::exists(out / ".kdbgen-commit")) << "no commit journal";
+    EXPECT_GT(recover_output_folder(out), 0u);
+    EXPECT_EQ(kdb_bytes(out), kdb_bytes(dir / "expected")) << "the folder mixes old and new kdbs";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+}
+
+// --- 8: signals are honoured in every phase; verify on a FIFO does not hang.
+
+TEST(Safety, D8_InterruptWhilePlanningExits130) {
+    const auto fdb = test::shared_db_dir() / "gfx90a6e.HIP.fdb.txt.bz2";
+    if (!fs::exists(fdb)) GTEST_SKIP() << "no shared find-db";
+    test::TempDir dir;
+    std::vector<std::string> argv{test::kdbgen_binary(), "plan", "--find-db", fdb.string(), "--json"};
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        std::vector<char*> c;
+        for (auto& a : argv) c.push_back(a.data());
+        c.push_back(nullptr);
+        ::execv(c[0], c.data());
+        ::_exit(127);
+    }
+    ::usleep(300'000);
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130) << "SIGINT while reading and planning is ignored";
+}
+
+TEST(Safety, D8_VerifyOnAFifoDoesNotHang) {
+    test::TempDir dir;
+    const auto fifo = dir / "gfx1030_36.kdb";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto start = std::chrono::steady_clock::now();
+    const auto run = run_process({"/usr/bin/timeout", "20", test::kdbgen_binary(), "verify", fifo.string()});
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("not a regular file"), std::string::npos) << run.output;
+}
+
+// --- 9: merge and --update write only kdbs verify accepts.
+
+TEST(Safety, D9_MergeOfMixedTargetsIsRefused) {
+    test::TempDir dir;
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "a", dir / "cache")).exit_code, 0);
+    fs::copy_file(dir / "a" / "gfx90a6e.kdb", dir / "other.kdb");  // a name that tells no target
+    const auto run = run_kdbgen({"merge", (dir / "m" / "gfx1030_36.kdb").string(), (dir / "a" / "gfx1030_36.kdb").string(),
+                                 (dir / "other.kdb").string()});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("another target"), std::string::npos) << run.output;
+    EXPECT_FALSE(fs::exists(dir / "m" / "gfx1030_36.kdb"));
+    const auto unnamed = run_kdbgen({"merge", (dir / "m" / "x.kdb").string(), (dir / "other.kdb").string(),
+                                     (dir / "a" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(unnamed.exit_code, 2) << unnamed.output;
+}
+
+TEST(Safety, D9_UpdateDoesNotCarryABadOldRecord) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, dir / "cache")).exit_code, 0);
+    // A gfx90a record inside the gfx1030 kdb.
+    const auto sql = run_process({"/usr/bin/sqlite3", (out / "gfx1030_36.kdb").string(),
+                                  "ATTACH '" + (out / "gfx90a6e.kdb").string() + "' AS o; INSERT INTO kern_db(kernel_name, "
+                                  "kernel_args, kernel_blob, kernel_hash, uncompressed_size) SELECT 'stray.s.o', kernel_args, "
+                                  "kernel_blob, kernel_hash, uncompressed_size FROM o.kern_db LIMIT 1;"});
+    ASSERT_EQ(sql.exit_code, 0) << sql.output;
+    const auto old = kdb_bytes(out);
+    auto args = build_args(fill_manifest(dir.path(), 5, 1), out, dir / "cache");
+    args.push_back("--update");
+    const auto run = run_kdbgen(args);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("stray.s.o"), std::string::npos) << run.output;
+    EXPECT_EQ(kdb_bytes(out), old);
+}
+
+// --- 10: cache clean touches only kdbgen's entries; sizes that overflow are rejected.
+
+TEST(Safety, D10_CacheCleanTouchesOnlyKdbgenEntries) {
+    test::TempDir dir;
+    fs::create_directories(dir / "project" / "ab");
+    std::ofstream(dir / "project" / "ab" / "mine.co") << "a user's file";
+    std::ofstream(dir / "project" / "notes.md5") << "x";
+    const auto key = std::string(64, 'a');
+    BuildCache cache(dir / "project", 0);
+    cache.store(key, test::bytes_of("code object"));
+    const auto run = run_kdbgen({"cache", "clean", "--cache-dir", (dir / "project").string()});
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(fs::exists(dir / "project" / "ab" / "mine.co"));
+    EXPECT_TRUE(fs::exists(dir / "project" / "notes.md5"));
+    EXPECT_FALSE(fs::exists(dir / "project" / "aa" / (std::string(62, 'a') + ".co"))) << "kdbgen's entry kept";
+}
+
+TEST(Safety, D10_MaxSizeThatOverflowsIsRejected) {
+    test::TempDir dir;
+    BuildCache cache(dir / "c", 0);
+    cache.store(std::string(64, 'b'), test::bytes_of("code object"));
+    const auto run = run_kdbgen({"cache", "clean", "--cache-dir", (dir / "c").string(), "--max-size", "16777216T"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_TRUE(fs::exists(dir / "c" / "bb" / (std::string(62, 'b') + ".co"))) << "the cache was wiped";
+}
+
+// --- 12: exit 2 naming the file; no leftovers.
+
+TEST(Safety, D12_FolderGivenAsAnInputIsExitTwoNamingIt) {
+    test::TempDir dir;
+    fs::create_directories(dir / "adir");
+    const auto d = (dir / "adir").string();
+    for (const auto& args : std::vector<std::vector<std::string>>{{"plan", "--driver-log", d},
+                                                                   {"plan", "--find-db", d},
+                                                                   {"plan", "--network", d},
+                                                                   {"plan", "--onnx", d},
+                                                                   {"inspect", d}}) {
+        const auto run = run_kdbgen(args);
+        EXPECT_EQ(run.exit_code, 2) << args[1] << ": " << run.output;
+        EXPECT_NE(run.output.find("adir"), std::string::npos) << args[1] << ": " << run.output;
+    }
+}
+
+TEST(Safety, D12_NonUtf8TextAndACacheDirThatIsAFile) {
+    test::TempDir dir;
+    const auto log = dir / "caf\xe9.log";  // a Latin-1 file name
+    std::ofstream(log) << "MIOpenDriver conv -n 1 -c 8 -H 8 -W 8 -k 8 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 1 -t 1\n";
+    const auto run = run_kdbgen({"plan", "--driver-log", log.string(), "--json"});
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    std::ofstream(dir / "cachefile") << "x";
+    const auto cache = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "out").string(), "--cache-dir",
+                                   (dir / "cachefile").string()});
+    EXPECT_EQ(cache.exit_code, 2) << cache.output;
+    EXPECT_NE(cache.output.find("cachefile"), std::string::npos) << cache.output;
+}
+
+TEST(Safety, D12_StaleTemporariesOfDeadRunsAreCleaned) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 1), out, dir / "cache")).exit_code, 0);
+    // pid 4194304 is above Linux's pid_max: no such process.
+    std::ofstream(out / ".gfx1030_36.kdb.tmp.4194304.0.1f2e") << "left by kill -9";
+    std::ofstream(out / ".gfx90a6e.kdb.kdbgen-spool.4194304.ab12") << "left by kill -9";
+    std::ofstream(out / "notes.txt") << "the user's";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 1), out, dir / "cache")).exit_code, 0);
+    EXPECT_EQ(non_kdb_files(out), std::vector<std::string>{"notes.txt"});
+}
+
+// --- 13: manifest kernel paths stay inside --kernels-dir.
+
+TEST(Safety, D13_ManifestKernelOutsideKernelsDirIsRefused) {
+    test::TempDir dir;
+    fs::create_directories(dir / "k");
+    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "outside.s");
+    std::ofstream(dir / "m.toml") << "[[kernel]]\nfile = \"../outside.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n";
+    const auto run = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "out").string(), "--manifest",
+                                 (dir / "m.toml").string(), "--kernels-dir", (dir / "k").string(), "--no-cache", "-n"});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("outside --kernels-dir"), std::string::npos) << run.output;
+}
+
+// --- #16: a kdb MIOpen wrote (WAL) gets advice; merge creates its output folder.
+
+TEST(Safety, VerifyOfAWalKdbSaysToRewriteItWithMerge) {
+    test::TempDir dir;
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 1), dir / "a", dir / "cache")).exit_code, 0);
+    // MIOpen switches the dbs it writes to WAL: src/include/miopen/sqlite_db.hpp:281-289 (3.3.0).
+    ASSERT_EQ(run_process({"/usr/bin/sqlite3", (dir / "a" / "gfx1030_36.kdb").string(), "PRAGMA journal_mode=WAL;"}).exit_code, 0);
+    const auto run = run_kdbgen({"verify", (dir / "a" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(run.exit_code, 1);
+    EXPECT_NE(run.output.find("kdbgen merge"), std::string::npos) << run.output;
+    const auto merged = dir / "new" / "sub" / "gfx1030_36.kdb";
+    const auto merge = run_kdbgen({"merge", merged.string(), (dir / "a" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(merge.exit_code, 0) << merge.output;
+    EXPECT_EQ(run_kdbgen({"verify", merged.string()}).exit_code, 0);
+}
+
+// --- The fault suite: SIGKILL and SIGINT at random moments of multi-target
+// builds, --update builds and folder merges (36 trials). After each, the
+// output folder holds the old kdbs unchanged or the complete new ones, never
+// a mix; SIGINT exits 130 (or 0 when the command had finished) and leaves no
+// temporary, in the output folder or in TMPDIR; after SIGKILL the next run's
+// recovery (recover_output_folder, done by every build and merge) leaves none;
+// no compiler outlives kdbgen.
+
+namespace {
+
+struct Scenario {
+    std::string name;
+    std::vector<std::string> args;  // with {OUT} for the output folder
+    std::map<std::string, Bytes> expected;
+    double seconds = 0;
+};
+
+std::vector<std::string> with_out(const std::vector<std::string>& args, const fs::path& out) {
+    std::vector<std::string> result;
+    for (const auto& a : args) result.push_back(a == "{OUT}" ? out.string() : a);
+    return result;
+}
+
+void copy_folder(const fs::path& from, const fs::path& to) {
+    fs::remove_all(to);
+    fs::create_directories(to);
+    for (const auto& entry : fs::directory_iterator(from))
+        if (entry.path().extension() == ".kdb") fs::copy_file(entry.path(), to / entry.path().filename());
+}
+
+bool process_mentions(const std::string& needle) {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmdline.find(needle) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST(FaultSuite, RandomKillsLeaveEveryKdbOldOrCompleteNew) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    const auto old_manifest = fill_manifest(dir.path(), 1, 3);
+    const auto new_manifest = fill_manifest(dir.path(), 10, 8);
+    ASSERT_EQ(run_kdbgen(build_args(old_manifest, dir / "old", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 20, 3), dir / "s1", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 30, 3), dir / "s2", cache)).exit_code, 0);
+    const auto old = kdb_bytes(dir / "old");
+    ASSERT_EQ(old.size(), 2u);
+
+    std::vector<Scenario> scenarios;
+    auto no_cache = build_args(new_manifest, "{OUT}", cache);
+    no_cache.erase(no_cache.begin() + 9, no_cache.begin() + 11);  // --cache-dir DIR
+    no_cache.push_back("--no-cache");
+    scenarios.push_back({"build (no cache)", no_cache});
+    auto update = build_args(new_manifest, "{OUT}", cache);
+    update.push_back("--update");
+    scenarios.push_back({"build --update", update});
+    scenarios.push_back({"merge folders", {"merge", "{OUT}", (dir / "s1").string(), (dir / "s2").string()}});
+    for (auto& scenario : scenarios) {
+        const auto ref = dir / "ref";
+        copy_folder(dir / "old", ref);
+        const auto start = std::chrono::steady_clock::now();
+        const auto run = run_kdbgen(with_out(scenario.args, ref));
+        scenario.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ASSERT_EQ(run.exit_code, 0) << scenario.name << ": " << run.output;
+        for (const auto& name : kKdbs) ASSERT_EQ(run_kdbgen({"verify", (ref / name).string()}).exit_code, 0) << name;
+        scenario.expected = kdb_bytes(ref);
+        ASSERT_NE(scenario.expected, old) << scenario.name;
+    }
+
+    std::mt19937 random(20261203);
+    int finished = 0, interrupted = 0, killed = 0;
+    for (int trial = 0; trial < 36; ++trial) {
+        const auto& scenario = scenarios[trial % scenarios.size()];
+        const int sig = (trial / scenarios.size()) % 2 ? SIGINT : SIGKILL;
+        const auto out = dir / fmt::format("t{}", trial);
+        const auto tmp = dir / fmt::format("tmp{}", trial);
+        copy_folder(dir / "old", out);
+        fs::create_directories(tmp);
+        const double delay = std::uniform_real_distribution<double>(0.0, scenario.seconds * 1.1)(random);
+        std::vector<std::string> argv{test::kdbgen_binary()};
+        for (const auto& a : with_out(scenario.args, out)) argv.push_back(a);
+        const std::string tmpdir = "TMPDIR=" + tmp.string();
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 1);
+            ::dup2(null, 2);
+            ::putenv(const_cast<char*>(tmpdir.c_str()));
+            std::vector<char*> c;
+            for (auto& a : argv) c.push_back(a.data());
+            c.push_back(nullptr);
+            ::execv(c[0], c.data());
+            ::_exit(127);
+        }
+        ::usleep(static_cast<useconds_t>(delay * 1e6));
+        ::kill(pid, sig);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        const std::string what = fmt::format("trial {} ({}, {} after {:.2f}s)", trial, scenario.name, strsignal(sig), delay);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ++finished;
+        else if (sig == SIGINT) {
+            ++interrupted;
+            // 130, or killed by SIGINT when it came before kdbgen installed its handler (exec).
+            EXPECT_TRUE((WIFEXITED(status) && WEXITSTATUS(status) == 130) || (WIFSIGNALED(status) && WTERMSIG(status) == SIGINT))
+                << what << ": status " << status;
+        } else {
+            ++killed;
+            EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << what;
+        }
+        if (sig == SIGINT) {
+            EXPECT_TRUE(non_kdb_files(out).empty()) << what << ": left " << non_kdb_files(out).front();
+            EXPECT_TRUE(fs::is_empty(tmp)) << what << ": left " << fs::directory_iterator(tmp)->path();
+        }
+        recover_output_folder(out);  // what the next build or merge does first
+        EXPECT_TRUE(non_kdb_files(out).empty()) << what << ": left " << non_kdb_files(out).front();
+        const auto now = kdb_bytes(out);
+        EXPECT_TRUE(now == old || now == scenario.expected) << what << ": the folder holds neither the old kdbs nor the new";
+        ::usleep(100'000);
+        EXPECT_FALSE(process_mentions(tmp.string())) << what << ": a compiler outlived kdbgen";
+    }
+    std::printf("fault suite: 36 trials, %d finished, %d interrupted (SIGINT), %d killed (SIGKILL)\n", finished,
+                interrupted, killed);
+    EXPECT_GE(interrupted + killed, 18) << "most trials should hit the command while it runs";
+}
