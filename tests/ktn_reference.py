@@ -19,6 +19,7 @@ Exit code 77 (ctest: skipped) when NumPy or the MIOpen tree is absent.
 """
 import argparse
 import base64
+import bz2
 import json
 import os
 import subprocess
@@ -41,7 +42,8 @@ def floats(chunks):
 
 
 def sigmoid(x):
-    return F32(1) / (F32(1) + np.exp(-x))
+    with np.errstate(over="ignore"):  # exp overflow gives inf, and 1 / inf the right 0
+        return F32(1) / (F32(1) + np.exp(-x))
 
 
 def lstm(layer, params, x, h, c):
@@ -232,6 +234,28 @@ def problems():
     return out
 
 
+def find_db_problems(kernels_dir, every):
+    """Every `every`-th stride-1 ConvAsm1x1U problem of the gfx908_120 find-db (gfx90878), if shipped."""
+    path = os.path.join(kernels_dir, "gfx90878.HIP.fdb.txt.bz2")
+    if every <= 0 or not os.path.exists(path):
+        return []
+    out, seen = [], 0
+    with bz2.open(path, "rt") as f:
+        for line in f:
+            k, _, items = line.strip().partition("=")
+            if "ConvAsm1x1U:" not in items:
+                continue
+            fields = k.split("-")
+            if len(fields) != 15 or fields[3] != "1x1" or fields[8] != "0x0" or fields[9] != "1x1" or \
+                    fields[12] != "NCHW" or fields[13] not in ("FP32", "FP16") or fields[14] not in ("F", "B"):
+                continue
+            seen += 1
+            if seen % every == 0:
+                out.append(dict(C=int(fields[0]), H=int(fields[1]), W=int(fields[2]), K=int(fields[4]),
+                                N=int(fields[7]), type=fields[13], dir=fields[14]))
+    return out
+
+
 def key(p):
     return (f"{p['C']}-{p['H']}-{p['W']}-1x1-{p['K']}-{p['H']}-{p['W']}-{p['N']}-0x0-1x1-1x1-0-NCHW-"
             f"{p['type']}-{p['dir']}")
@@ -242,6 +266,8 @@ def main():
     ap.add_argument("--miopen-src", default=os.environ.get("KDBGEN_MIOPEN_SRC", ""))
     ap.add_argument("--probe", help="kdbgen's C++ probe: problem keys on stdin, one config a line out")
     ap.add_argument("--print", action="store_true", help="print every problem's configs")
+    ap.add_argument("--find-db-every", type=int, default=50,
+                    help="also check every N-th stride-1 ConvAsm1x1U problem of gfx90878.HIP.fdb.txt.bz2 (0: none)")
     args = ap.parse_args()
     base = os.path.join(args.miopen_src, "src", "kernels", "gfx908_ConvAsm1x1U_")
     if not args.miopen_src or not os.path.exists(base + "encoder.ktn.model"):
@@ -253,6 +279,9 @@ def main():
     ok = encoder.check_tests("encoder") & decoder.check_tests("decoder")
 
     probs = problems()
+    sampled = find_db_problems(os.path.dirname(base), args.find_db_every)
+    print(f"ktn_reference: {len(probs)} hand-picked problems, {len(sampled)} from the gfx908_120 find-db")
+    probs += sampled
     want = {}
     differs = fallbacks = 0
     for p in probs:
@@ -266,7 +295,7 @@ def main():
             print(f"{key(p)} ai={ai} static={fallback}")
     print(f"ktn_reference: {len(probs)} problems, {differs} where the model's config differs from "
           f"StaticHeuristic, {fallbacks} model fallbacks")
-    if len(probs) < 50:
+    if len(probs) - len(sampled) < 50:
         print("ktn_reference: fewer than 50 problems")
         ok = False
     if args.probe:
