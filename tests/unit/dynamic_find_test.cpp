@@ -264,3 +264,195 @@ TEST(MultipassWrWWithTree, ApplicableWhereverTheFindDbsListThem) {
     EXPECT_EQ(counts["gfx906_60"].listed, 3156);
     EXPECT_EQ(counts["gfx90a_110"].listed, 9260);
 }
+
+// --- the dynamic find's kernels, golden ---------------------------------------------------------
+
+namespace {
+
+// GetDataTypeKernelParams(miopenFloat) (src/include/miopen/datatype.hpp:136-187) with the
+// src/CMakeLists.txt:41-43 defaults: ExecutionContext::general_compile_options after SetupFloats.
+const std::string kFp32 =
+    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0 "
+    "-DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 "
+    "-DMIOPEN_FP8_CLIPPING=1";
+// ConvBinWinoRxS<2,3>/<3,2> and ConvBinWinogradRxSf2x3g1 (src/solver/conv/conv_winoRxS.cpp:859-868):
+// ROCM_METADATA_VERSION 5, FORCE_CACHE_BYPASS_ON_STORE 0 (not gfx940/941), then the wave flags.
+const std::string kWino =
+    "-Wa,-defsym,ROCM_METADATA_VERSION=5 -Wa,-defsym,FORCE_CACHE_BYPASS_ON_STORE=0 -mcumode -mwavefrontsize64";
+// ConvBinWinograd3x3U (conv_bin_wino3x3U.cpp:133-136) and ConvBinWinogradRxS (conv_bin_winoRxS.cpp:341-344).
+const std::string kMetadata5 = "-Wa,-defsym,ROCM_METADATA_VERSION=5";
+
+struct Golden {
+    std::string file, args, symbol;
+    auto operator<=>(const Golden&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Golden& g) {
+    return os << "{" << g.file << " [" << g.symbol << "] \"" << g.args << "\"}";
+}
+
+// The three transforms of ConvWinograd3x3MultipassWrW<3-F> for an FP32 stride-1 problem
+// (conv_multipass_wino3x3WrW.cpp:145-158, :252-264, :327-339; solvers.hpp:2128-2155):
+// d_size = 3 + (F - 1) * stride.
+std::vector<Golden> multipass_3xF(int f, const std::string& mcpu) {
+    const auto d = [](const char* name, long v) { return fmt::format(" -Wa,-defsym,{}={}", name, v); };
+    const std::string head = d("acc_type", 1) + d("buf_type", 1) + d("ROCM_METADATA_VERSION", 5);
+    const std::string sizes = d("xformx_o_size", 3) + d("xformy_o_size", 3) + d("xformx_d_size", 3 + (f - 1)) +
+                              d("xformy_d_size", 3 + (f - 1)) + d("xformx_f_size", f) + d("xformy_f_size", f) +
+                              d("fdilation_w", 1) + d("fdilation_h", 1);
+    const std::string rne = d("MIOPEN_USE_RNE_BFLOAT16", 1);
+    const std::string suffix = fmt::format("_3_3_{}_{}", f, f);
+    return {{"xform_data.s.o", head + sizes + rne + mcpu, "miopenGcnAsmWinogradXformData" + suffix},
+            {"xform_filter.s.o", head + rne + sizes + mcpu, "miopenGcnAsmWinogradXformFilter" + suffix},
+            {"xform_out.s.o", head + rne + sizes + mcpu, "miopenGcnAsmWinogradXformOut" + suffix}};
+}
+
+std::set<Golden> planned(const Plan& plan) {
+    std::set<Golden> out;
+    for (const auto& b : plan.builds)
+        for (const auto& symbol : b.build.kernels) out.insert({b.build.kdb_name(), b.build.kdb_args(), symbol});
+    return out;
+}
+
+// Plans share one database cache: reading a find-db is most of a plan's time.
+Plan plan_keys(const std::vector<std::string>& keys, const char* target, SolverMode mode, const MiopenTree& tree) {
+    static const auto databases = make_target_database_cache();
+    ProblemSet problems;
+    for (const auto& key : keys) problems.add(parse_conv_problem_key(key), "test");
+    SolverPlanOptions options;
+    options.tree = &tree;
+    options.mode = mode;
+    options.databases = databases;
+    return plan_from_problems(problems, parse_target_list(target), options);
+}
+
+// Forward, C 36, 19x19, K 34, N 10, 3x3 pad 1 stride 1, FP32; not in any shipped find-db.
+const char* kForward = "36-19-19-3x3-34-19-19-10-1x1-1x1-1x1-0-NCHW-FP32-F";
+// Weights gradient: dy 22 x 13x13, x 20 x 13x13, N 6, 3x3 pad 1 stride 1, FP32; not in any find-db.
+const char* kWrw = "22-13-13-3x3-20-13-13-6-1x1-1x1-1x1-0-NCHW-FP32-W";
+
+// What MIOpen 3.3.0's DynamicHybrid find compiles for kForward (src/ocl/convolutionocl.cpp:174-190,
+// src/conv/solver_finders.cpp:316-358; each solver's IsApplicable and GetSolution):
+//  - gfx906_60: K = 34 >= 16 and even, and ConvBinWinograd3x3U applies (C = 36 even >= 18, 3x3
+//    pad 1 stride 1 FP32; conv_bin_wino3x3U.cpp:45-103), so IsWinograd3x3SupportedAndFast
+//    (src/convolution.cpp:385-401) leaves the Winograd finder alone: 3x3U (gfx9 file, :137-142),
+//    ConvBinWinogradRxS (FP32 forward: conv_3x3_wheel_alpha_v9_0_15, conv_bin_winoRxS.cpp:373-385),
+//    ConvBinWinoRxS<3,2> and ConvBinWinogradRxSf2x3g1 in their v21 form (gfx906 prefers v21,
+//    conv_winoRxS.cpp:206-213; names :875-915). No naive conv and no im2col: the Direct and GEMM
+//    finders do not run. (ConvBinWinoRxS<2,3> leaves ungrouped forward problems to f2x3g1.)
+//  - gfx1030_36: no 3x3U (gfx803/900/906/908 only), so every finder runs: the v30 Winograd kernels
+//    (gfx10 names), ConvDirectNaiveConvFwd (naive_conv.cpp, general options, both key forms;
+//    conv_direct_naive_conv.cpp:124-150, :240-252) and GemmFwdRest's im2col of x (Im2d2ColGPU,
+//    src/ocl/utilocl.cpp:43-260: one channel per group, tiles 32x8 -> ceil(19/32) * ceil(19/8) = 3
+//    blocks, local memory (31 + 2 + 1) * (7 + 2 + 1) = 340).
+// kWrw:
+//  - gfx906_60: ConvWinograd3x3MultipassWrW<3-4>, <3-5>, <3-6> (3x3 weights = the data tile;
+//    F3x2/F3x3 need stride 2), ConvBinWinogradRxS for WrW (Conv_Winograd_v16_5_0_stride1,
+//    miopenSp3AsmConvRxSf3x2, conv_bin_winoRxS.cpp:368-372), ConvBinWinoRxS<2,3> (and f2x3g1, the
+//    same key) and <3,2> in v21 form, ConvDirectNaiveConvWrw (both key forms), and GemmWrwUniversal
+//    (gemm_wrw.cpp:440-470): SetTensor zeroes dw, 22 x 20 x 3 x 3 = 3960 values -> 4096 work items
+//    (src/ocl/tensorocl.cpp:1498-1560), then the im2col of x (13x13: 1 x 2 blocks, 340).
+//  - gfx1030_36: the same without the multipass transforms (GCN assembly for gfx8/gfx9, :490-491)
+//    and without ConvBinWinogradRxS (gfx9 only), with the v30 Winograd kernels.
+std::set<Golden> golden(const std::string& key, const std::string& target) {
+    const bool gfx906 = target == "gfx906_60";
+    const std::string mcpu = gfx906 ? " -mcpu=gfx906" : " -mcpu=gfx1030";
+    const std::string wino_version = gfx906 ? "v21_1_3" : "v30_3_1";
+    const std::string wino_arch = gfx906 ? "gfx9" : "gfx10";
+    const auto wino = [&](const char* f) {
+        return Golden{fmt::format("Conv_Winograd_{}_fp32_{}_stride1.s.o", wino_version, f), kWino + mcpu,
+                      fmt::format("miopenSp3AsmConv_{}_{}_fp32_{}_stride1", wino_version, wino_arch, f)};
+    };
+    const std::string im2col_340 = " -DLOCAL_MEM_SIZE=340 -DSTRIDE_GT_1=0 -DNUM_IM_BLKS_EQ_1=0 -DUSE_IM_OFF_GUARD=1";
+    std::set<Golden> out;
+    if (key == kForward) {
+        out = {wino("f3x2"), wino("f2x3")};
+        if (gfx906) {
+            out.insert({"conv_3x3_wheel_alpha_v7_0_3b.s.o", kMetadata5 + mcpu, "miopenSp3AsmConv3x3F"});
+            out.insert({"conv_3x3_wheel_alpha_v9_0_15.s.o", kMetadata5 + mcpu, "miopenSp3AsmConvRxSU"});
+        } else {
+            const std::string naive = "naive_conv_ab_nonpacked_fwd_nchw_float_double_float";
+            out.insert({"naive_conv.cpp.o", kFp32 + mcpu, naive});
+            out.insert({"naive_conv.cpp.o", kFp32 + kFp32 + mcpu, naive});
+            out.insert({"MIOpenIm2d2Col.cl.o", im2col_340 + kFp32 + mcpu, "Im2d2Col_v2"});
+        }
+    } else {
+        out = {wino("f3x2"), wino("f2x3")};
+        const std::string naive = "naive_conv_ab_nonpacked_wrw_nchw_float_double_float";
+        out.insert({"naive_conv.cpp.o", kFp32 + mcpu, naive});
+        out.insert({"naive_conv.cpp.o", kFp32 + kFp32 + mcpu, naive});
+        out.insert({"MIOpenSubTensorOpWithScalarKernel.cl.o",
+                    "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET" + kFp32 + " -DWORK_LENGTH_0=4096" + mcpu,
+                    "SubTensorOpWithScalar1d"});
+        out.insert({"MIOpenIm2d2Col.cl.o", im2col_340 + kFp32 + mcpu, "Im2d2Col_v2"});
+        if (gfx906) {
+            out.insert({"Conv_Winograd_v16_5_0_stride1.s.o", kMetadata5 + mcpu, "miopenSp3AsmConvRxSf3x2"});
+            for (const int f : {4, 5, 6})
+                for (const auto& g : multipass_3xF(f, mcpu)) out.insert(g);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+// The default mode (--solvers find-db) for problems with no find-db record plans exactly what the
+// dynamic find compiles; --solvers applicable plans at least that (and the non-dynamic solvers too).
+TEST(DynamicFindWithTree, GoldenKeysForProblemsWithoutARecord) {
+    const char* src = miopen_src();
+    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const MiopenTree tree = MiopenTree::open(src);
+    for (const char* target : {"gfx906_60", "gfx1030_36"}) {
+        ASSERT_TRUE(tree.find_db(parse_target(target))) << "the target has a find-db, only not for these problems";
+        for (const char* key : {kForward, kWrw}) {
+            SCOPED_TRACE(std::string(target) + " " + key);
+            const auto expected = golden(key, target);
+            const Plan find_db_plan = plan_keys({key}, target, SolverMode::FindDb, tree);
+            EXPECT_TRUE(find_db_plan.lines.empty()) << "no find-db line for the problem";
+            EXPECT_EQ(planned(find_db_plan), expected);
+            for (const auto& c : find_db_plan.coverage) {
+                EXPECT_TRUE(c.dynamic_find) << c.solver;
+                EXPECT_EQ(c.status, CoverageEntry::Status::Planned) << c.solver;
+            }
+            EXPECT_EQ(planned(plan_keys({key}, target, SolverMode::FindDbAll, tree)), expected);
+            const auto applicable_keys = planned(plan_keys({key}, target, SolverMode::Applicable, tree));
+            for (const auto& g : expected) EXPECT_TRUE(applicable_keys.count(g)) << "--solvers applicable lacks " << g;
+        }
+    }
+}
+
+// A network problem MIOpen has no find-db record for gets the dynamic find's kernels, the
+// multipass WrW transforms among them, under --solvers applicable and under the default mode.
+TEST(DynamicFindWithTree, NetworkProblemWithoutARecord) {
+    const char* src = miopen_src();
+    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const MiopenTree tree = MiopenTree::open(src);
+    test::TempDir dir;
+    const auto network = dir / "odd.toml";
+    write_file_atomic(network, test::bytes_of("[network]\nname = \"odd\"\ninput = [20, 13, 13]\nbatch = [6]\n"
+                                              "data_types = [\"FP32\"]\nmodes = [\"training\"]\n\n"
+                                              "[[layer]]\ntype = \"conv\"\nout = 22\nkernel = 3\npad = 1\n"));
+    ProblemSources sources;
+    sources.networks = {network};
+    const ProblemSet problems = gather_problems(sources);
+    bool has_wrw = false;
+    for (const auto& e : problems.entries()) has_wrw |= e.key == kWrw;
+    ASSERT_TRUE(has_wrw) << "the network's weights-gradient problem is kWrw";
+    const auto databases = make_target_database_cache();
+    for (const SolverMode mode : {SolverMode::Applicable, SolverMode::FindDb}) {
+        SolverPlanOptions options;
+        options.tree = &tree;
+        options.mode = mode;
+        options.databases = databases;
+        const Plan plan = plan_from_problems(problems, parse_target_list("gfx906_60"), options);
+        const auto keys = planned(plan);
+        for (const auto& g : golden(kWrw, "gfx906_60"))
+            EXPECT_TRUE(keys.count(g)) << (mode == SolverMode::Applicable ? "applicable" : "find-db") << " lacks " << g;
+        std::set<std::string> multipass;
+        for (const auto& c : plan.coverage)
+            if (c.problem == kWrw && c.solver.starts_with("ConvWinograd3x3MultipassWrW") &&
+                c.status == CoverageEntry::Status::Planned)
+                multipass.insert(c.solver);
+        EXPECT_EQ(multipass, (std::set<std::string>{"ConvWinograd3x3MultipassWrW<3-4>", "ConvWinograd3x3MultipassWrW<3-5>",
+                                                     "ConvWinograd3x3MultipassWrW<3-6>"}));
+    }
+}
