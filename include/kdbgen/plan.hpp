@@ -86,12 +86,21 @@ struct ExternalSolver {
 };
 std::optional<ExternalSolver> external_solver(std::string_view name);
 
+// Lines of a find-db from the MIOpen tree that no MIOpen lookup can reach
+// (their key is not one MIOpen forms), skipped by the plan.
+struct SkippedFindDbLines {
+    std::string target;   // kdb file name
+    std::string find_db;  // path of the find-db
+    UnreadableFindDbLines lines;
+};
+
 struct Plan {
     std::vector<Target> targets;
     std::vector<PlannedBuild> builds;     // unique per (target, kdb key), in a stable order
     std::vector<std::string> uncovered;   // what could not be planned, and why
     std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
     std::vector<LineCoverage> lines;      // per (target, find-db line), in find-db modes
+    std::vector<SkippedFindDbLines> unreadable_lines;  // per (target, tree find-db) with any
 };
 
 enum class SolverMode {

@@ -192,9 +192,25 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     return plan_from_problems(gather_problems(problem_only), targets, plan_options);
 }
 
+// One warning per tree find-db with lines MIOpen can never look up (read once, however many targets share it).
+void warn_unreadable_lines(const Plan& plan) {
+    std::set<std::string> warned;
+    for (const auto& skipped : plan.unreadable_lines) {
+        if (!warned.insert(skipped.find_db).second) continue;
+        fmt::print(stderr,
+                   "kdbgen: warning: {}: skipped {} line(s) whose key MIOpen never forms, so never looks up (first: "
+                   "line {}: {})\n",
+                   skipped.find_db, skipped.lines.count, skipped.lines.first_line, skipped.lines.first_reason);
+    }
+}
+
 Plan make_plan(const BuildOptions& options, const std::vector<Target>& targets,
                const std::optional<SolverPlanning>& planning) {
-    if (planning) return solver_plan(options, *planning, targets);
+    if (planning) {
+        Plan plan = solver_plan(options, *planning, targets);
+        warn_unreadable_lines(plan);
+        return plan;
+    }
     const auto sources = options.problem_sources();
     if (!sources.empty())
         throw InputError("planning kernels for networks, logs, find-dbs or ONNX models needs a MIOpen source tree: "
@@ -406,6 +422,19 @@ nlohmann::json coverage_json(const Plan& plan) {
         out[target]["lines"]["status"] = line_status[target];
         out[target]["winners"] = winners[target];
         out[target]["skipped"] = skipped[target];  // faster items MIOpen passes over, by solver and why
+    }
+    // Tree find-db lines no MIOpen lookup reaches: how many, and where the first is.
+    for (const auto& skipped : plan.unreadable_lines) {
+        auto& u = out[skipped.target]["unreadable_lines"];
+        const auto name = fs::path(skipped.find_db).filename().string();
+        if (u.is_null()) {
+            u = {{"count", 0},
+                 {"first", fmt::format("{}:{}", name, skipped.lines.first_line)},
+                 {"first_reason", skipped.lines.first_reason},
+                 {"by_find_db", nlohmann::json::object()}};
+        }
+        u["count"] = u["count"].get<std::size_t>() + skipped.lines.count;
+        u["by_find_db"][name] = skipped.lines.count;
     }
     for (const auto& target : plan.targets) {
         auto& t = out[target.kdb_filename()];

@@ -73,6 +73,7 @@ struct FindDbFile {
     fs::path path;
     unsigned compute_units = 0;  // from its name
     std::map<std::string, FindDbLine> lines;
+    UnreadableFindDbLines unreadable;  // tree files only: lines no MIOpen lookup can reach, skipped
 };
 
 // A card the kdb serves: one for a per-CU target, one per known CU count for
@@ -88,9 +89,15 @@ struct TargetDatabases {
     std::vector<CardContext> cards;
 };
 
-FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units) {
-    FindDbFile file{path, compute_units, {}};
-    for (auto& entry : read_find_db(path)) {
+// A find-db the user gave is read strictly: any line that does not parse is
+// an error. One kdbgen picked from the MIOpen tree is what MIOpen ships and
+// reads as is; lines whose key MIOpen can never form are skipped (counted,
+// reported as unreadable_lines), as MIOpen's own lookups never reach them.
+enum class FindDbOrigin { Given, MiopenTree };
+
+FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units, FindDbOrigin origin) {
+    FindDbFile file{path, compute_units, {}, {}};
+    for (auto& entry : read_find_db(path, origin == FindDbOrigin::MiopenTree ? &file.unreadable : nullptr)) {
         auto [it, added] = file.lines.try_emplace(entry.key);
         if (added) it->second.problem = std::move(entry.problem);
         auto& items = it->second.items;
@@ -109,16 +116,19 @@ std::vector<FindDbFile> target_find_dbs(const Target& target, const SolverPlanOp
     for (const auto& path : options.find_dbs) {
         const std::string name = path.filename().string();
         if (!target.arch_wide()) {
-            if (name.starts_with(target.db_basename() + ".")) out.push_back(read_find_db_file(path, target.compute_units));
+            if (name.starts_with(target.db_basename() + "."))
+                out.push_back(read_find_db_file(path, target.compute_units, FindDbOrigin::Given));
         } else if (const auto cus = db_file_compute_units(name, target.db_id())) {
-            out.push_back(read_find_db_file(path, *cus));
+            out.push_back(read_find_db_file(path, *cus, FindDbOrigin::Given));
         }
     }
     if (!out.empty() || !options.tree) return out;
     if (!target.arch_wide()) {
-        if (const auto path = options.tree->find_db(target)) out.push_back(read_find_db_file(*path, target.compute_units));
+        if (const auto path = options.tree->find_db(target))
+            out.push_back(read_find_db_file(*path, target.compute_units, FindDbOrigin::MiopenTree));
     } else {
-        for (const auto& [path, cus] : options.tree->find_dbs_of(target)) out.push_back(read_find_db_file(path, cus));
+        for (const auto& [path, cus] : options.tree->find_dbs_of(target))
+            out.push_back(read_find_db_file(path, cus, FindDbOrigin::MiopenTree));
     }
     return out;
 }
@@ -611,6 +621,9 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                     own.add(line.problem, file.path.filename().string());
             set = &own;
         }
+        for (const auto& file : databases.find_dbs)
+            if (file.unreadable.count)
+                plan.unreadable_lines.push_back({target.kdb_filename(), file.path.string(), file.unreadable});
         TargetPlanner(target, options, databases, plan).plan(*set);
     }
     deduplicate(plan);
