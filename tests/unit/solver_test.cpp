@@ -1013,7 +1013,7 @@ TEST(SolverMIOpenTree, KernelsCompile) {
             const SolverContext ctx{target, tree.version(), data_type_options(ConvView{problem}), nullptr};
             const Solver* s = find_solver(solver);
             ASSERT_NE(s, nullptr) << solver;
-            // find-db-only solvers (GEMM, multipass) say not applicable; the others must apply here.
+            // GEMM and multipass kernels compile wherever kernels() gives them; the others where they apply.
             if (!s->applicable(ConvView{problem}, ctx, nullptr) && !std::string(solver).starts_with("Gemm") &&
                 !std::string(solver).starts_with("ConvWinograd3x3Multipass"))
                 continue;
@@ -1105,7 +1105,10 @@ TEST(SolverGoldenKeys, ConvWinograd3x3MultipassWrW) {
                              d("xformx_o_size", 3) + d("xformy_o_size", 3) + d("xformx_d_size", 5) +
                              d("xformy_d_size", 5) + d("xformx_f_size", 2) + d("xformy_f_size", 2) +
                              d("fdilation_w", 2) + d("fdilation_h", 2) + " -mcpu=gfx90a");
-    EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+    // IsApplicable (:376-556): FP32 and BF16 apply on gfx90a; FP16 needs the FP16-alt GEMM there (:492-493).
+    EXPECT_TRUE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP32-W", "gfx90a_110"));
+    EXPECT_TRUE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-BF16-W", "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-2>", "1-1-1-3x3-2-3-3-128-0x0-2x2-1x1-0-NCHW-FP16-W", "gfx90a_110"));
 }
 
 // Every other ConvWinograd3x3MultipassWrW<DataH-FilterH[-DataW-FilterW]> instance, FP32 on gfx906_60.
@@ -1153,10 +1156,11 @@ TEST(SolverGoldenKeys, ConvWinograd3x3MultipassWrWEveryInstance) {
         EXPECT_EQ(k[2].symbols, (std::vector<std::string>{std::string("miopenGcnAsmWinogradXformOut") + c.suffix}));
         EXPECT_EQ(k[2].args, head + rne + sizes + " -mcpu=gfx906");
     }
-    // Planned from the find-db only (the workspace limits are not modelled), so never applicable on
-    // its own; the transforms are GCN assembly for gfx8/gfx9 other than gfx94x (:489-490).
+    // IsApplicable is ported (dynamic_find_test.cpp checks its rules): <3-4> applies to this problem
+    // on gfx906_60; the transforms are GCN assembly for gfx8/gfx9 other than gfx94x (:490-491).
     const char* problem = "64-28-28-3x3-64-28-28-32-1x1-1x1-1x1-0-NCHW-FP32-W";
-    EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx906_60"));
+    EXPECT_TRUE(applicable("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx1030_36"));
     EXPECT_TRUE(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx1030_36").empty());
     EXPECT_TRUE(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx942_304").empty());
     EXPECT_EQ(keys("ConvWinograd3x3MultipassWrW<3-4>", problem, "gfx900_56").size(), 3u);

@@ -76,6 +76,7 @@ std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
 
 class ConvAsmImplicitGemmGTCDynamicBwdXdlops : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1750
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicBwdXdlops"; }
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 
