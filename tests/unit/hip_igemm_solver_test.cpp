@@ -216,7 +216,8 @@ TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
             const ConvView view{entry.problem};
             const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
             for (const auto& item : entry.solvers) {
-                if (!item.solver.starts_with("ConvHipImplicitGemmV4R1")) continue;
+                if (!item.solver.starts_with("ConvHipImplicitGemmV4R1") && item.solver != "ConvHipImplicitGemmForwardV4R4Xdlops")
+                    continue;
                 const std::string sample = item.solver + " " + entry.problem.data_types;
                 if (builds.count(sample)) continue;
                 const Solver* s = find_solver(item.solver);

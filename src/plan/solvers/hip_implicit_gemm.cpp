@@ -290,3 +290,36 @@ SolverKernel v4r1_kernel(const ConvView& p, const SolverContext& ctx, const V4R1
 }
 
 }  // namespace kdbgen::hip_igemm
+
+namespace kdbgen::hip_igemm {
+
+bool valid_blockwise_gemm_xdlops(const ConvView& p, int m_per_block, int n_per_block, int k_per_block, int m_per_wave,
+                                 int n_per_wave, int k_pack) {
+    if (p.IsFp32() && k_per_block == 1 && k_pack == 8) return false;  // WORKAROUND_SWDEV_251757
+    if (p.IsFp16() && k_pack % 4 != 0) return false;
+    if (p.IsBfp16() && k_pack % 2 != 0) return false;
+    static constexpr std::array<std::array<int, 3>, 11> wave_gemm = {{{128, 64, 1}, {64, 128, 1}, {64, 64, 1},
+                                                                      {64, 32, 1}, {64, 16, 1}, {32, 64, 1},
+                                                                      {32, 32, 2}, {16, 64, 1}, {16, 16, 4},
+                                                                      {8, 64, 1}, {4, 64, 1}}};
+    if (std::none_of(wave_gemm.begin(), wave_gemm.end(), [&](const auto& w) {
+            return m_per_wave == w[0] && n_per_wave == w[1] && k_per_block % w[2] == 0;
+        }))
+        return false;
+    const long block_size = static_cast<long>(n_per_block) * m_per_block / (m_per_wave * n_per_wave) * 64;
+    if (block_size < 64 || block_size > 256) return false;
+    return m_per_block % m_per_wave == 0 && n_per_block % n_per_wave == 0;
+}
+
+bool valid_grid_gemm_xdlops(long gemm_m, long gemm_n, long gemm_k) {
+    if (gemm_m % 16 != 0 && gemm_n % 64 != 0) return false;
+    return (gemm_m * gemm_n) % 256 == 0 && (gemm_k * gemm_m) % 64 == 0 && (gemm_k * gemm_n) % 64 == 0 &&
+           gemm_n % 16 == 0 && gemm_m % 4 == 0 && gemm_k % 4 == 0;
+}
+
+std::string xdlops_flags(const Target& target) {
+    return fmt::format(" -DCK_USE_AMD_XDLOPS={} -DCK_USE_AMD_XDLOPS_INLINE_ASM=0 -DCK_USE_AMD_XDLOPS_EMULATE=0",
+                       xdlops_supported(target) ? 1 : 0);
+}
+
+}  // namespace kdbgen::hip_igemm

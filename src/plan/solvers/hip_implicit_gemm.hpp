@@ -101,3 +101,27 @@ struct V4R1Kernel {
 SolverKernel v4r1_kernel(const ConvView& p, const SolverContext& ctx, const V4R1Config& c, const V4R1Kernel& k);
 
 }  // namespace kdbgen::hip_igemm
+
+namespace kdbgen::hip_igemm {
+
+// IsValidBlockwiseGemmXdlops (implicitgemm_util.hpp:262-318, WORKAROUND_SWDEV_251757 = 1).
+bool valid_blockwise_gemm_xdlops(const ConvView& p, int m_per_block, int n_per_block, int k_per_block, int m_per_wave,
+                                 int n_per_wave, int k_pack);
+// IsValidGridGemmXdlops (implicitgemm_util.hpp:320-333).
+bool valid_grid_gemm_xdlops(long gemm_m, long gemm_n, long gemm_k);
+// The xdlops tail of the options: " -DCK_USE_AMD_XDLOPS=1 -DCK_USE_AMD_XDLOPS_INLINE_ASM=0
+// -DCK_USE_AMD_XDLOPS_EMULATE=0" (MIOPEN_DEBUG_IMPLICIT_GEMM_XDLOPS_INLINE_ASM and _EMULATE unset).
+std::string xdlops_flags(const Target& target);
+
+// PreviousTwoPower<L, H> (implicitgemm_util.hpp:183-196): halves v, or wraps L to H and says so.
+template <int L, int H>
+bool previous_two_power(int& v) {
+    if (v == L) {
+        v = H;
+        return true;
+    }
+    v /= 2;
+    return false;
+}
+
+}  // namespace kdbgen::hip_igemm
