@@ -197,6 +197,63 @@ TEST(HipIgemmMIOpenTree, V4R1WrwGoldenDefaultGfx900) {
         << k.options;
 }
 
+// ConvHipImplicitGemmForwardV4R4Xdlops on gfx90a with 110 CUs, FP32, no perf-db (the tree ships none for
+// gfx908/gfx90a, and deprecated solvers are off on gfx94x where one is shipped). GEMM M = 32, N = 128*153*662,
+// K = 5*20 = 100. HeuristicInit (conv_hip_implicit_gemm_fwd_v4r4_xdlops.cpp:121-235) walks down from
+// 256,256,8,128,128,4: MPerBlock must divide 32, MPerWave too; (32, 128) is no xdlops wave shape, (32, 64) is;
+// KPack 4 leaves K = 25, so KPerBlock 1. Four waves, block 256; grid = 32/32 * N/256 = 50643, which is also
+// the grid of the largest blockwise GEMM (ratio 1). A copy (:272-348): 4-wide KPack reads, 32 threads along M;
+// B copy (:350-460): Wo = 662 allows 2-wide reads, KPack split 2 x 2. The data-type block ends the options.
+TEST(HipIgemmMIOpenTree, ForwardV4R4XdlopsGoldenDefaultGfx90a) {
+    NEEDS_TREE();
+    const std::string problem = "1-157-681-5x20-32-153-662-128-0x0-1x1-1x1-0-NCHW-FP32-F";
+    const auto k = plan_one("ConvHipImplicitGemmForwardV4R4Xdlops", problem, "gfx90a:sramecc+:xnack-_110", false);
+    EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw.cpp");
+    EXPECT_EQ(k.symbol, "gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw");
+    EXPECT_EQ(k.options,
+              " -DCK_PARAM_PROBLEM_G=1 -DCK_PARAM_PROBLEM_N=128 -DCK_PARAM_PROBLEM_K=32 -DCK_PARAM_PROBLEM_C=1"
+              " -DCK_PARAM_PROBLEM_HI=157 -DCK_PARAM_PROBLEM_WI=681 -DCK_PARAM_PROBLEM_HO=153"
+              " -DCK_PARAM_PROBLEM_WO=662 -DCK_PARAM_PROBLEM_Y=5 -DCK_PARAM_PROBLEM_X=20"
+              " -DCK_PARAM_PROBLEM_CONV_STRIDE_H=1 -DCK_PARAM_PROBLEM_CONV_STRIDE_W=1"
+              " -DCK_PARAM_PROBLEM_CONV_DILATION_H=1 -DCK_PARAM_PROBLEM_CONV_DILATION_W=1"
+              " -DCK_PARAM_PROBLEM_IN_LEFT_PAD_H=0 -DCK_PARAM_PROBLEM_IN_LEFT_PAD_W=0"
+              " -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_H=0 -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_W=0"
+              " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK=32 -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK=256"
+              " -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK=1 -DCK_PARAM_TUNABLE_GEMM_M_PER_WAVE=32"
+              " -DCK_PARAM_TUNABLE_GEMM_N_PER_WAVE=64 -DCK_PARAM_TUNABLE_GEMM_KPACK=4"
+              " -DCK_PARAM_DEPENDENT_BLOCK_SIZE=256 -DCK_PARAM_DEPENDENT_GRID_SIZE=50643"
+              " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K=1"
+              " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M=32"
+              " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK=1"
+              " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_KPACK=4"
+              " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=4"
+              " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K=1"
+              " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_N=128"
+              " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK=2"
+              " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=2"
+              " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=2 -DCK_USE_AMD_XDLOPS=1"
+              " -DCK_USE_AMD_XDLOPS_INLINE_ASM=0 -DCK_USE_AMD_XDLOPS_EMULATE=0 --std=c++14"
+              " -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
+              " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
+              " -DCK_USE_AMD_V_FMAC_F32=0 -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0"
+              " -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0 -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0"
+              " -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0 -DMIOPEN_FP8_CLIPPING=1"
+              " -mcpu=gfx90a");
+    // gfx908 with 120 CUs: the same configuration; the atomic-add flag is on there (implicitgemm_util.hpp:465-468).
+    const auto g908 = plan_one("ConvHipImplicitGemmForwardV4R4Xdlops", problem, "gfx908:sramecc+:xnack-_120", false);
+    EXPECT_EQ(define(g908.options, "CK_PARAM_TUNABLE_GEMM_N_PER_BLOCK"), "256");
+    EXPECT_EQ(define(g908.options, "CK_PARAM_DEPENDENT_GRID_SIZE"), "50643");
+    EXPECT_EQ(define(g908.options, "CK_USE_AMD_BUFFER_ATOMIC_FADD"), "1");
+    // Not on gfx906 (no xdlops) nor on gfx1030.
+    const auto forward = parse_conv_problem_key(problem);
+    const auto* s = find_solver("ConvHipImplicitGemmForwardV4R4Xdlops");
+    for (const char* spec : {"gfx906_60", "gfx1030_36"}) {
+        const Target t = parse_target(spec);
+        const ConvView view{forward};
+        EXPECT_FALSE(s->applicable(view, SolverContext{t, tree().version(), "", nullptr, &tree()}, nullptr)) << spec;
+    }
+}
+
 // A sample of the planned keys compiles for every target the family runs on: per target and
 // solver, the first applicable find-db problem of each data type (gfx908 and gfx90a plan from
 // their find-dbs without a shipped perf-db). Clang 19 needs the buffer overlay on all but gfx1030.
@@ -245,12 +302,12 @@ TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
 // Prints, per solver and target, the first find-db problem with a perf-db record and the first without.
 TEST(HipIgemmMIOpenTree, DISABLED_FindGoldenProblems) {
     NEEDS_TREE();
-    for (const char* spec : {"gfx900_56", "gfx1030_36", "gfx906_60"}) {
+    for (const char* spec : {"gfx900_56", "gfx1030_36", "gfx906_60", "gfx90a_110", "gfx908_120"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         const auto path = tree().perf_db(target);
-        ASSERT_TRUE(fdb && path);
-        PerfDb perf(*path);
+        ASSERT_TRUE(fdb);
+        PerfDb perf(path ? *path : *tree().perf_db(parse_target("gfx900_56")));
         std::map<std::string, int> seen;
         for (const auto& entry : read_find_db(*fdb)) {
             for (const auto& item : entry.solvers) {
