@@ -226,20 +226,7 @@ TEST(HipCompat, OverlayKeepsTheMachineCode) {
     const test::TempDir work;
     const auto overlay = hip_compat_overlay(static_ck(miopen) / "include" / "utility", work.path());
     ASSERT_TRUE(overlay);
-    const Compiler compiler(test::toolchain(), nullptr);
-    for (const char* target : {"gfx906", "gfx90a"}) {
-        for (const auto& sample : samples(target)) {
-            KernelBuild build;
-            build.source = static_ck(miopen) / "src" / "kernel_wrapper" / sample.file;
-            build.kernel_file = sample.file;
-            build.options = sample.options;
-            build.target = parse_target(std::string(target) + ":sramecc+:xnack-");
-            build.kernels = {"gridwise_convolution_implicit_gemm_v4r1_nchw_kcyx_nkhw_lds_double_buffer"};
-            build.include_dirs = ck_include_dirs(miopen);
-            const auto result = compiler.compile(build);
-            ASSERT_TRUE(result.ok) << result.command << "\n" << result.log.substr(0, 3000);
-        }
-    }
+    // Clang 19 builds through the overlay: HipIgemmMIOpenTree.PlannedKernelsCompile.
     int compared = 0;
     for (const char* version : {"15", "16"}) {
         const fs::path clang = fmt::format("/usr/lib/llvm-{}/bin/clang", version);
