@@ -119,7 +119,8 @@ ConvProblem parse_conv_problem_key(std::string_view key) {
     return p;
 }
 
-std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin) {
+std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
+                                       UnreadableFindDbLines* skip_unreadable_keys) {
     std::vector<FindDbEntry> entries;
     std::size_t number = 0;
     for (const auto& raw : split(text, '\n')) {
@@ -135,7 +136,12 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
         try {
             entry.problem = parse_conv_problem_key(entry.key);
         } catch (const InputError& e) {
-            throw InputError(located(origin, number, e.what()));
+            if (!skip_unreadable_keys) throw InputError(located(origin, number, e.what()));
+            if (skip_unreadable_keys->count++ == 0) {
+                skip_unreadable_keys->first_line = number;
+                skip_unreadable_keys->first_reason = e.what();
+            }
+            continue;
         }
         for (const auto& item : split(line.substr(equals + 1), ';')) {
             const auto colon = item.find(':');
@@ -182,8 +188,8 @@ ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::strin
     return set;
 }
 
-std::vector<FindDbEntry> read_find_db(const fs::path& path) {
-    return parse_find_db(read_text_maybe_bz2(path), path.string());
+std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys) {
+    return parse_find_db(read_text_maybe_bz2(path), path.string(), skip_unreadable_keys);
 }
 
 }  // namespace kdbgen
