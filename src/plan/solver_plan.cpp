@@ -203,6 +203,14 @@ std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const
     build.target = target;
     build.kernels = kernel.symbols;
     build.include_dirs = {tree.kernels_dir()};
+    // MIOpen embeds every kernel header under its bare name (src/CMakeLists.txt:365 globs
+    // kernels/static_composable_kernel/include/*/*.hpp into the kernel includes, MIOpen 3.3.0), so the static
+    // composable kernels include each other's headers without folders: search them all.
+    const auto ck_root = tree.kernels_dir() / "static_composable_kernel";
+    if (build.source.string().starts_with(ck_root.string())) {
+        for (const char* dir : {"utility", "tensor_description", "tensor_operation", "kernel_algorithm"})
+            build.include_dirs.push_back(ck_root / "include" / dir);
+    }
     return build;
 }
 
