@@ -88,6 +88,12 @@ struct Plan {
     std::vector<std::string> uncovered;   // what could not be planned, and why
     std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
     std::vector<LineCoverage> lines;      // per (target, find-db line), in find-db modes
+    // Where planning's time went (wall seconds): reported by `build --json` and -v.
+    struct Timings {
+        double read_databases = 0;  // find-dbs and perf-dbs: decompressing and parsing
+        double evaluate = 0;        // solvers over the problems
+        double deduplicate = 0;
+    } timings;
 };
 
 enum class SolverMode {

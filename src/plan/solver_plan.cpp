@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -515,9 +516,16 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
         throw InputError("the problem sources given yield no problem to plan");
     Plan plan;
     plan.targets = targets;
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point start) {
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
     for (const auto& target : targets) {
         TargetDatabaseCache uncached;
+        auto started = Clock::now();
         const TargetDatabases& databases = (options.databases ? *options.databases : uncached).get(target, options);
+        plan.timings.read_databases += seconds_since(started);
+        started = Clock::now();
 
         // The problems for this target: the ones given, or else its find-dbs' lines.
         ProblemSet own;
@@ -535,8 +543,11 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             set = &own;
         }
         TargetPlanner(target, options, databases, plan).plan(*set);
+        plan.timings.evaluate += seconds_since(started);
     }
+    const auto started = Clock::now();
     deduplicate(plan);
+    plan.timings.deduplicate = seconds_since(started);
     return plan;
 }
 
