@@ -214,6 +214,9 @@ struct FindDbEntry {
 //   solver:time,workspace,algorithm                      (newer)
 // A malformed line is an InputError with file:line and the value.
 std::vector<FindDbEntry> read_find_db(const fs::path& path);
+// The same, keeping the unpacked text of a .bz2 in decoded_dir (named by the
+// packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);
 

@@ -124,6 +124,9 @@ struct SolverPlanOptions {
     // Known CU counts per processor, for arch-wide targets (configs/targets/products.toml or --cus).
     std::map<std::string, std::vector<unsigned>> compute_units;
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
+    // Where unpacked find-db texts are kept between runs (the build cache's
+    // find-db/ folder); empty: unpack every time.
+    fs::path decoded_find_db_dir;
 };
 
 // One solver kernel as a build from the MIOpen tree's kernels folder, or

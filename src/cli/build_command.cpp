@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "kdbgen/cache.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/miopen_tree.hpp"
@@ -173,6 +174,10 @@ std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
         planning.options.compute_units[std::string(target.name())] = product_compute_units(products, target.name());
     }
     for (const auto& f : options.find_dbs) planning.options.find_dbs.emplace_back(f);
+    // Unpacked find-dbs live in the build cache folder (unless --no-cache).
+    if (!options.cache.disabled)
+        planning.options.decoded_find_db_dir =
+            (options.cache.dir.empty() ? BuildCache::default_dir() : fs::path(options.cache.dir)) / "find-db";
     for (const auto& name : options.excluded_solvers) {
         if (!find_solver(name))
             throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
@@ -225,14 +230,15 @@ public:
     struct Phase {
         std::string name;
         double seconds = 0, user_seconds = 0, system_seconds = 0;
+        double own_seconds = 0;  // of user + system, kdbgen's own (the rest: the compilers)
     };
     PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
     // Closes the phase that began at the previous mark.
     void mark(std::string name) {
         const auto wall = std::chrono::steady_clock::now();
         const auto cpu = cpu_now();
-        phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.first - cpu_.first,
-                           cpu.second - cpu_.second});
+        phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
+                           cpu.system - cpu_.system, cpu.own - cpu_.own});
         wall_ = wall;
         cpu_ = cpu;
     }
@@ -240,7 +246,10 @@ public:
     nlohmann::json json(const Plan& plan) const {
         nlohmann::json out = nlohmann::json::object();
         for (const auto& p : phases_)
-            out[p.name] = {{"seconds", p.seconds}, {"user_seconds", p.user_seconds}, {"system_seconds", p.system_seconds}};
+            out[p.name] = {{"seconds", p.seconds},
+                           {"user_seconds", p.user_seconds},
+                           {"system_seconds", p.system_seconds},
+                           {"kdbgen_cpu_seconds", p.own_seconds}};
         // Planning's own split (wall seconds), inside "plan".
         if (out.contains("plan"))
             out["plan"]["parts"] = {{"read_find_db", plan.timings.read_databases},
@@ -251,8 +260,8 @@ public:
     std::string summary(const Plan& plan) const {
         std::vector<std::string> parts;
         for (const auto& p : phases_) {
-            std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys)", p.name, p.seconds,
-                                           p.user_seconds, p.system_seconds);
+            std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys, {:.2f}s of it kdbgen's own)",
+                                           p.name, p.seconds, p.user_seconds, p.system_seconds, p.own_seconds);
             if (p.name == "plan")
                 part += fmt::format(" [read find-db {:.2f}s, evaluate {:.2f}s, dedup {:.2f}s]",
                                     plan.timings.read_databases, plan.timings.evaluate, plan.timings.deduplicate);
@@ -262,18 +271,24 @@ public:
     }
 
 private:
-    static std::pair<double, double> cpu_now() {
-        double user = 0, system = 0;
+    struct Cpu {
+        double user = 0, system = 0, own = 0;
+    };
+    static Cpu cpu_now() {
+        Cpu cpu;
         for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
             rusage usage{};
             ::getrusage(who, &usage);
-            user += static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
-            system += static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+            const double user = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+            const double system = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+            cpu.user += user;
+            cpu.system += system;
+            if (who == RUSAGE_SELF) cpu.own = user + system;
         }
-        return {user, system};
+        return cpu;
     }
     std::chrono::steady_clock::time_point wall_;
-    std::pair<double, double> cpu_;
+    Cpu cpu_;
     std::vector<Phase> phases_;
 };
 

@@ -74,9 +74,9 @@ struct TargetDatabases {
     std::vector<CardContext> cards;
 };
 
-FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units) {
+FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units, const fs::path& decoded_dir) {
     FindDbFile file{path, compute_units, {}};
-    for (auto& entry : read_find_db(path)) {
+    for (auto& entry : read_find_db(path, decoded_dir)) {
         auto [it, added] = file.lines.try_emplace(entry.key);
         if (added) it->second.problem = std::move(entry.problem);
         auto& items = it->second.items;
@@ -95,16 +95,19 @@ std::vector<FindDbFile> target_find_dbs(const Target& target, const SolverPlanOp
     for (const auto& path : options.find_dbs) {
         const std::string name = path.filename().string();
         if (!target.arch_wide()) {
-            if (name.starts_with(target.db_basename() + ".")) out.push_back(read_find_db_file(path, target.compute_units));
+            if (name.starts_with(target.db_basename() + "."))
+                out.push_back(read_find_db_file(path, target.compute_units, options.decoded_find_db_dir));
         } else if (const auto cus = db_file_compute_units(name, target.db_id())) {
-            out.push_back(read_find_db_file(path, *cus));
+            out.push_back(read_find_db_file(path, *cus, options.decoded_find_db_dir));
         }
     }
     if (!out.empty() || !options.tree) return out;
     if (!target.arch_wide()) {
-        if (const auto path = options.tree->find_db(target)) out.push_back(read_find_db_file(*path, target.compute_units));
+        if (const auto path = options.tree->find_db(target))
+            out.push_back(read_find_db_file(*path, target.compute_units, options.decoded_find_db_dir));
     } else {
-        for (const auto& [path, cus] : options.tree->find_dbs_of(target)) out.push_back(read_find_db_file(path, cus));
+        for (const auto& [path, cus] : options.tree->find_dbs_of(target))
+            out.push_back(read_find_db_file(path, cus, options.decoded_find_db_dir));
     }
     return out;
 }
