@@ -127,6 +127,9 @@ struct SolverPlanOptions {
     // Where unpacked find-db texts are kept between runs (the build cache's
     // find-db/ folder); empty: unpack every time.
     fs::path decoded_find_db_dir;
+    // Threads that plan slices of the problem list (0: two when there are
+    // thousands of problems, else one). The plan is the same for any count.
+    unsigned planning_threads = 0;
 };
 
 // One solver kernel as a build from the MIOpen tree's kernels folder, or

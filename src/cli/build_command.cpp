@@ -341,7 +341,7 @@ int run_build(const BuildOptions& options) {
             if (!options.json)
                 for (const auto& argv : lines) fmt::print("{}\n", join(argv.get<std::vector<std::string>>(), " "));
         }
-        spdlog::debug("phases: {}", clock.summary(plan));
+        if (spdlog::should_log(spdlog::level::debug)) fmt::print(stderr, "kdbgen: phases: {}\n", clock.summary(plan));
         if (options.json) print_json({{"compiles", commands}, {"phases", clock.json(plan)}});
         return kExitOk;
     }
@@ -399,7 +399,7 @@ int run_build(const BuildOptions& options) {
                        human_bytes(stats.code_bytes), failures.empty() ? "" : fmt::format(", {} FAILED", failures.size()));
     }
     clock.mark("write");
-    spdlog::debug("phases: {}", clock.summary(plan));
+    if (spdlog::should_log(spdlog::level::debug)) fmt::print(stderr, "kdbgen: phases: {}\n", clock.summary(plan));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (options.json) {
         print_json({{"targets", report_targets},

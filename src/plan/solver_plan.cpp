@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <iterator>
+#include <thread>
 #include <map>
 #include <set>
 
@@ -193,8 +196,11 @@ public:
     TargetPlanner(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases, Plan& plan)
         : target_(target), options_(options), databases_(databases), plan_(plan) {}
 
-    void plan(const ProblemSet& problems) {
-        for (const auto& entry : problems.entries()) {
+    // Entries [begin, end) of the problem list, in order.
+    void plan(const ProblemSet& problems, std::size_t begin, std::size_t end) {
+        const auto& entries = problems.entries();
+        for (std::size_t i = begin; i < end && i < entries.size(); ++i) {
+            const auto& entry = entries[i];
             if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) plan_convolution(entry, *conv);
             else plan_primitive(entry);
         }
@@ -513,6 +519,55 @@ private:
 
 }  // namespace
 
+namespace {
+
+// A whole find-db is ~10^5 problems, each planned on its own: contiguous
+// slices of the list are planned on two threads into plans of their own and
+// appended in list order, so the plan is the one a single thread makes. (The
+// solvers share only read-only data and the GTC tables, which are locked.)
+void plan_in_parts(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases,
+                   const ProblemSet& problems, Plan& plan) {
+    constexpr std::size_t kMinimumPerThread = 2000;
+    const std::size_t count = problems.entries().size();
+    const unsigned threads =
+        options.planning_threads
+            ? static_cast<unsigned>(std::min<std::size_t>(options.planning_threads, std::max<std::size_t>(count, 1)))
+            : static_cast<unsigned>(std::min<std::size_t>({std::max(1u, std::min(2u, std::thread::hardware_concurrency())),
+                                                           std::max<std::size_t>(1, count / kMinimumPerThread)}));
+    if (threads <= 1) {
+        TargetPlanner(target, options, databases, plan).plan(problems, 0, count);
+        return;
+    }
+    std::vector<Plan> parts(threads);
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] {
+            try {
+                TargetPlanner(target, options, databases, parts[t]).plan(problems, count * t / threads,
+                                                                          count * (t + 1) / threads);
+            } catch (...) {
+                errors[t] = std::current_exception();
+            }
+        });
+    for (auto& worker : workers) worker.join();
+    for (const auto& error : errors)
+        if (error) std::rethrow_exception(error);  // the first slice's error first, as one thread would
+    std::size_t builds = plan.builds.size(), coverage = plan.coverage.size(), lines = plan.lines.size();
+    for (const auto& part : parts) builds += part.builds.size(), coverage += part.coverage.size(), lines += part.lines.size();
+    plan.builds.reserve(builds);
+    plan.coverage.reserve(coverage);
+    plan.lines.reserve(lines);
+    for (auto& part : parts) {
+        std::move(part.builds.begin(), part.builds.end(), std::back_inserter(plan.builds));
+        std::move(part.coverage.begin(), part.coverage.end(), std::back_inserter(plan.coverage));
+        std::move(part.lines.begin(), part.lines.end(), std::back_inserter(plan.lines));
+        part = Plan{};  // its buffers go before the next part's are moved
+    }
+}
+
+}  // namespace
+
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
     if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
     if (problems.entries().empty() && !options.find_db_problems_when_empty)
@@ -545,7 +600,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                     own.add(line.problem, file.path.filename().string());
             set = &own;
         }
-        TargetPlanner(target, options, databases, plan).plan(*set);
+        plan_in_parts(target, options, databases, *set, plan);
         plan.timings.evaluate += seconds_since(started);
     }
     const auto started = Clock::now();
