@@ -209,15 +209,29 @@ struct FindDbEntry {
     std::size_t line = 0;
 };
 
+// Lines of a find-db whose key MIOpen can never look up, skipped rather than
+// refused (find-dbs kdbgen picks from the MIOpen tree; see read_find_db).
+struct UnreadableFindDbLines {
+    std::size_t count = 0;
+    std::size_t first_line = 0;  // 1-based line of the first one
+    std::string first_reason;    // why its key is not one MIOpen forms
+};
+
 // Reads a find-db (`*.HIP.fdb.txt` or `.bz2`), both line forms:
 //   algorithm:solver,time,workspace,algorithm,<unused>   (older)
 //   solver:time,workspace,algorithm                      (newer)
-// A malformed line is an InputError with file:line and the value.
-std::vector<FindDbEntry> read_find_db(const fs::path& path);
+// A malformed line is an InputError with file:line and the value. With
+// `skip_unreadable_keys`, a line whose key is not one MIOpen's
+// ProblemDescription::Serialize ever forms (so no lookup can reach it, e.g.
+// the 3-D keys with two padding values MIOpen 3.3.0 ships in gfx906_64) is
+// skipped and counted there instead; a malformed solver record stays an error.
+std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 // The same, keeping the unpacked text of a .bz2 in decoded_dir (named by the
 // packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
-std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir);
-std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin);
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
+                                       UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);
 
 ProblemSet gather_problems(const ProblemSources& sources);

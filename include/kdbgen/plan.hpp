@@ -40,6 +40,10 @@ struct CoverageEntry {
     std::string solver;   // empty for NoFindDbRecord, and for primitives no solver applies to
     Status status = Status::Planned;
     std::string detail;
+    // Planned as MIOpen's default find builds a problem without a usable find-db record:
+    // every applicable dynamic solver (DynamicHybrid, src/ocl/convolutionocl.cpp:154-190,
+    // MIOpen 3.3.0). Not a find-db entry, so outside the "entries" share.
+    bool dynamic_find = false;
 };
 std::string_view coverage_status_name(CoverageEntry::Status status);
 // Whether an entry with this status leaves nothing missing from the kdb
@@ -82,12 +86,21 @@ struct ExternalSolver {
 };
 std::optional<ExternalSolver> external_solver(std::string_view name);
 
+// Lines of a find-db from the MIOpen tree that no MIOpen lookup can reach
+// (their key is not one MIOpen forms), skipped by the plan.
+struct SkippedFindDbLines {
+    std::string target;   // kdb file name
+    std::string find_db;  // path of the find-db
+    UnreadableFindDbLines lines;
+};
+
 struct Plan {
     std::vector<Target> targets;
     std::vector<PlannedBuild> builds;     // unique per (target, kdb key), in a stable order
     std::vector<std::string> uncovered;   // what could not be planned, and why
     std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
     std::vector<LineCoverage> lines;      // per (target, find-db line), in find-db modes
+    std::vector<SkippedFindDbLines> unreadable_lines;  // per (target, tree find-db) with any
     // Where planning's time went (wall seconds): reported by `build --json` and -v.
     struct Timings {
         double read_databases = 0;  // find-dbs and perf-dbs: decompressing and parsing
@@ -97,9 +110,12 @@ struct Plan {
 };
 
 enum class SolverMode {
-    FindDb,      // per find-db line, the solver MIOpen uses: the fastest enabled and applicable item
-    FindDbAll,   // every solver each find-db line lists
-    Applicable,  // every catalog solver that applies
+    // Per find-db line, the solver MIOpen uses: the fastest enabled and applicable item. A problem
+    // without a usable line on a card (no record, or no item applies) gets what MIOpen's default
+    // find (DynamicHybrid) builds then: every applicable dynamic solver.
+    FindDb,
+    FindDbAll,   // every solver each find-db line lists; the dynamic find where there is no usable line
+    Applicable,  // every catalog solver that applies, dynamic or not (a superset of the dynamic find)
 };
 
 // Each target's find-db records and perf-db, read on first use. Unpacking

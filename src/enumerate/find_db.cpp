@@ -139,7 +139,8 @@ void for_each_piece(std::string_view text, char separator, F&& f) {
 
 }  // namespace
 
-std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin) {
+std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
+                                       UnreadableFindDbLines* skip_unreadable_keys) {
     std::vector<FindDbEntry> entries;
     std::size_t number = 0;
     for_each_piece(text, '\n', [&](std::string_view raw) {
@@ -155,7 +156,12 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
         try {
             entry.problem = parse_conv_problem_key(entry.key);
         } catch (const InputError& e) {
-            throw InputError(located(origin, number, e.what()));
+            if (!skip_unreadable_keys) throw InputError(located(origin, number, e.what()));
+            if (skip_unreadable_keys->count++ == 0) {
+                skip_unreadable_keys->first_line = number;
+                skip_unreadable_keys->first_reason = e.what();
+            }
+            return;
         }
         for_each_piece(line.substr(equals + 1), ';', [&](std::string_view item) {
             const auto colon = item.find(':');
@@ -207,19 +213,21 @@ ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::strin
     return set;
 }
 
-std::vector<FindDbEntry> read_find_db(const fs::path& path) {
-    return parse_find_db(read_text_maybe_bz2(path), path.string());
+std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys) {
+    return parse_find_db(read_text_maybe_bz2(path), path.string(), skip_unreadable_keys);
 }
 
-std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir) {
-    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path);
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys) {
+    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path, skip_unreadable_keys);
     // Unpacking bzip2 was the largest single part of planning a whole find-db
     // (gfx90a6e: 3.5 MB packed); the text is kept under the packed file's
     // SHA-256, so a changed find-db never meets a stale text.
     const Bytes packed = read_file(path);
     const fs::path decoded = decoded_dir / (Sha256().add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
     std::error_code ec;
-    if (fs::is_regular_file(decoded, ec)) return parse_find_db(read_text_file(decoded), path.string());
+    if (fs::is_regular_file(decoded, ec))
+        return parse_find_db(read_text_file(decoded), path.string(), skip_unreadable_keys);
     Bytes text;
     try {
         text = bz2_decompress_stream(packed);
@@ -232,7 +240,7 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.
     }
-    return parse_find_db(std::string_view(text.data(), text.size()), path.string());
+    return parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
 }
 
 }  // namespace kdbgen

@@ -196,6 +196,41 @@ TEST(Cli, MiopenTreeVersionIsCheckedAndAssumable) {
     EXPECT_NE(no_tree.output.find("not a MIOpen source tree"), std::string::npos) << no_tree.output;
 }
 
+// A find-db kdbgen picks from the MIOpen tree may hold lines MIOpen never looks up (3-D keys with two
+// padding values: MIOpen 3.3.0's gfx906_64 has 42; ProblemDescription::Serialize,
+// src/conv/problem_description.cpp:188-237, never writes one): those are skipped with a warning and
+// counted in plan --json. The same file given with --find-db is the user's input and is refused.
+TEST(Cli, TreeFindDbSkipsKeysMIOpenNeverFormsGivenFindDbRefusesThem) {
+    test::TempDir dir;
+    fs::create_directories(dir / "tree" / "src" / "kernels");
+    std::ofstream(dir / "tree" / "CMakeLists.txt") << "project(MIOpen)\nrocm_setup_version(VERSION 3.3.0)\n";
+    const std::string lines =
+        "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F=GemmFwd1x1_0_1:0.08,128,miopenConvolutionFwdAlgoGEMM\n"
+        "1024-14-14-4-1x1x1-2048-7-7-2-4-0x0-2x2x2-1x1x1-0-NCHW-FP32-F=GemmFwdRest:15.3,401408,"
+        "miopenConvolutionFwdAlgoGEMM\n"
+        "1024-14-14-4-1x1x1-256-14-14-4-4-0x0-1x1x1-1x1x1-0-NCHW-FP32-B=GemmBwdRest:0.17,0,"
+        "miopenConvolutionBwdDataAlgoGEMM\n";
+    std::ofstream(dir / "tree" / "src" / "kernels" / "gfx906_60.HIP.fdb.txt") << lines;
+    const auto tree = run_kdbgen({"plan", "--miopen-src", (dir / "tree").string(), "--targets", "gfx906_60", "--json"});
+    ASSERT_EQ(tree.exit_code, 0) << tree.output;
+    EXPECT_NE(tree.output.find("warning: " + (dir / "tree" / "src" / "kernels" / "gfx906_60.HIP.fdb.txt").string() +
+                               ": skipped 2 line(s)"),
+              std::string::npos)
+        << tree.output;
+    const auto json = nlohmann::json::parse(tree.output.substr(tree.output.find('{')));
+    const auto& unreadable = json["coverage"]["gfx906_60.kdb"]["unreadable_lines"];
+    EXPECT_EQ(unreadable["count"], 2) << unreadable;
+    EXPECT_EQ(unreadable["first"], "gfx906_60.HIP.fdb.txt:2") << unreadable;
+    EXPECT_EQ(json["coverage"]["gfx906_60.kdb"]["lines"]["counted"], 1) << "the readable line is planned";
+
+    std::ofstream(dir / "gfx906_60.HIP.fdb.txt") << lines;
+    const auto given = run_kdbgen({"plan", "--miopen-src", (dir / "tree").string(), "--targets", "gfx906_60",
+                                   "--find-db", (dir / "gfx906_60.HIP.fdb.txt").string(), "--json"});
+    EXPECT_EQ(given.exit_code, 2) << given.output;
+    EXPECT_NE(given.output.find("gfx906_60.HIP.fdb.txt:2:"), std::string::npos) << given.output;
+    EXPECT_NE(given.output.find("padding '0x0'"), std::string::npos) << given.output;
+}
+
 // With a MIOpen tree: ResNet-50 FP32 training kdbs for gfx1030 and gfx906, verified.
 TEST(Cli, ResNet50TrainingKdbWithMIOpenTree) {
     const char* src = std::getenv("KDBGEN_MIOPEN_SRC");

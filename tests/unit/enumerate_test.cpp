@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -90,6 +91,53 @@ TEST(FindDb, TruncatedFileIsAnErrorWithFileAndLine) {
     test::TempDir dir;
     write_file_atomic(dir / "cut.fdb.txt.bz2", test::bytes_of("BZh91AY&SY"));
     EXPECT_THROW(read_find_db(dir / "cut.fdb.txt.bz2"), InputError);
+}
+
+// MIOpen forms a key with ProblemDescription::Serialize (src/conv/problem_description.cpp:188-237,
+// MIOpen 3.3.0): every D/H/W field goes through PrintDHW (:51-58) with the same spatial dimension
+// count, so a 3-D key always has three padding values. A key with two can be in a find-db file but
+// no lookup ever asks for it.
+TEST(FindDb, KeysMIOpenNeverFormsAreSkippedOnlyWhenAsked) {
+    const std::string text =
+        "576-4-4-1x1-192-4-4-8-1x1-2x2-3x3-0-NCHW-FP32-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n"
+        "1024-14-14-4-1x1x1-2048-7-7-2-4-0x0-2x2x2-1x1x1-0-NCHW-FP32-F=miopenConvolutionFwdAlgoGEMM:GemmFwdRest,"
+        "15.3926,401408,rocBlas,<unused>\n"
+        "1024-14-14-4-1x1x1-2048-7-7-2-4-0x0-2x2x2-1x1x1-0-NCHW-FP32-B=GemmBwdRest:1.0,0,miopenConvolutionBwdDataAlgoGEMM\n";
+    // Strict (a find-db the user gives): the first such line is an error with file:line and the value.
+    const auto strict = test::input_error_of([&] { parse_find_db(text, "given.fdb.txt"); });
+    EXPECT_NE(strict.find("given.fdb.txt:2:"), std::string::npos) << strict;
+    EXPECT_NE(strict.find("padding '0x0' needs 3 values"), std::string::npos) << strict;
+    // Lenient (a find-db from the MIOpen tree): skipped and counted, the readable line kept.
+    UnreadableFindDbLines skipped;
+    const auto entries = parse_find_db(text, "tree.fdb.txt", &skipped);
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].line, 1u);
+    EXPECT_EQ(skipped.count, 2u);
+    EXPECT_EQ(skipped.first_line, 2u);
+    EXPECT_NE(skipped.first_reason.find("padding '0x0'"), std::string::npos) << skipped.first_reason;
+    // Only keys are forgiven: a readable key with a broken solver record is still an error.
+    UnreadableFindDbLines ignored;
+    const auto record = test::input_error_of([&] {
+        parse_find_db("576-4-4-1x1-192-4-4-8-1x1-2x2-3x3-0-NCHW-FP32-F=ConvAsm1x1U:0.05\n", "tree.fdb.txt", &ignored);
+    });
+    EXPECT_NE(record.find("tree.fdb.txt:1:"), std::string::npos) << record;
+}
+
+// The find-dbs MIOpen 3.3.0 ships with such keys: 42 lines each in gfx803_36, gfx803_64,
+// gfx900_64 and gfx906_64 (counted with bzcat | awk over the key fields).
+TEST(FindDb, ShippedFindDbsWithTwoValuePaddingIn3dKeys) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    for (const char* name : {"gfx803_36", "gfx803_64", "gfx900_64", "gfx906_64"}) {
+        const fs::path path = fs::path(src) / "src" / "kernels" / (std::string(name) + ".HIP.fdb.txt.bz2");
+        if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
+        UnreadableFindDbLines skipped;
+        const auto entries = read_find_db(path, &skipped);
+        EXPECT_EQ(skipped.count, 42u) << name;
+        EXPECT_NE(skipped.first_reason.find("padding"), std::string::npos) << name << ": " << skipped.first_reason;
+        EXPECT_GT(entries.size(), 1000u) << name;
+        EXPECT_THROW(read_find_db(path), InputError) << name << " read strictly";
+    }
 }
 
 // MIOpenDriver lines and the keys MIOpen's find-dbs hold for the same problems.
