@@ -226,6 +226,10 @@ struct UnreadableFindDbLines {
 // the 3-D keys with two padding values MIOpen 3.3.0 ships in gfx906_64) is
 // skipped and counted there instead; a malformed solver record stays an error.
 std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+// The same, keeping the unpacked text of a .bz2 in decoded_dir (named by the
+// packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);

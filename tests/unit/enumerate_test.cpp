@@ -389,3 +389,42 @@ TEST(Onnx, CorruptModelIsAClearError) {
     EXPECT_NE(message.find("bad.onnx"), std::string::npos) << message;
     EXPECT_NE(message.find("not a valid ONNX model"), std::string::npos) << message;
 }
+
+// read_find_db(path, dir) keeps the unpacked text of a .bz2 under the packed
+// file's SHA-256: the next read parses the kept text, a changed file gets its own.
+TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
+    test::TempDir dir;
+    // 40 lines each, so that bzip2 packs them smaller than the text (else MIOpen's packer gives up).
+    std::string first, second;
+    for (int i = 0; i < 40; ++i) {
+        first += "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP16-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n";
+        second += "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n";
+    }
+    const auto pack = [&](const std::string& text) {
+        const auto compressed = bz2_compress_like_miopen(std::span<const char>(text.data(), text.size()));
+        EXPECT_TRUE(compressed.has_value());
+        const Bytes packed = compressed.value_or(Bytes{});
+        write_file_atomic(dir / "x.HIP.fdb.txt.bz2", std::span<const char>(packed.data(), packed.size()));
+        return sha256_hex(std::span<const char>(packed.data(), packed.size()));
+    };
+    const auto decoded = dir / "decoded";
+    const auto hash = pack(first);
+    const auto cold = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);
+    ASSERT_EQ(cold.size(), 40u);
+    EXPECT_EQ(cold[0].key, read_find_db(dir / "x.HIP.fdb.txt.bz2")[0].key);
+    Sha256 named;
+    const Bytes packed = read_file(dir / "x.HIP.fdb.txt.bz2");
+    const auto kept = decoded / (named.add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
+    ASSERT_TRUE(fs::exists(kept)) << "kept as " << kept;
+    EXPECT_EQ(read_text_file(kept), first);
+    // A warm read parses the kept text, not the packed file.
+    std::ofstream(kept) << first << second;
+    EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded).size(), 80u);
+    // A changed find-db is unpacked again under its own name.
+    EXPECT_NE(pack(second), hash);
+    const auto changed = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);
+    ASSERT_EQ(changed.size(), 40u);
+    EXPECT_NE(changed[0].key.find("FP32"), std::string::npos);
+    // No folder: nothing is kept.
+    EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", "").size(), 40u);
+}
