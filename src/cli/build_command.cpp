@@ -237,13 +237,14 @@ int run_build(const BuildOptions& options) {
     const auto targets = options.targets.resolve();
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
+    // Every input is read and checked before anything is written: bad input leaves no output folder behind.
+    Plan plan = make_plan(options, targets, solver_planning(options));
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (ec || !fs::is_directory(out_dir))
         throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
     if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
 
-    Plan plan = make_plan(options, targets, solver_planning(options));
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
         std::vector<KernelBuild> all;
@@ -567,8 +568,8 @@ Action add_plan_command(CLI::App& app) {
     sub->add_option("--shards", *shards, "also show which of N shards (build --shard K/N) builds each kernel");
     return [options, shards]() {
         const auto sources = options->problem_sources();
-        const bool solver_plan = !options->miopen_src.empty() || (!options->targets.list.empty() && !sources.empty()) ||
-                                 (!options->targets.file.empty() && !sources.empty());
+        const bool solver_plan = !options->miopen_src.empty() || (options->targets.list_given && !sources.empty()) ||
+                                 (options->targets.file_given && !sources.empty());
         if (!sources.empty() && !solver_plan) {
             const ProblemSet set = gather_problems(sources);
             if (options->json) print_json(problems_json(set));

@@ -1,5 +1,6 @@
 #include "kdbgen/enumerate.hpp"
 
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -116,6 +117,16 @@ ConvProblem parse_conv_problem_key(std::string_view key) {
     }
     if (!optional.empty() && !optional.starts_with("_c")) throw bad(fmt::format("unknown key suffix '{}'", optional));
     p.cast_suffix = std::string(optional);
+    // A problem MIOpen can form (zero batch, channels, filter, stride, dilation or groups it refuses) ...
+    try {
+        checks::check_conv_problem(p);
+    } catch (const InputError& e) {
+        throw bad(e.what());
+    }
+    // ... written the one way ProblemDescription::Serialize writes it (src/conv/problem_description.cpp:188-237,
+    // MIOpen 3.3.0): "01", "+1" or "_g1" parse but are never looked up.
+    if (const std::string canonical = p.serialize(); canonical != key)
+        throw bad(fmt::format("MIOpen writes this problem as '{}'", canonical));
     return p;
 }
 
@@ -179,6 +190,8 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
         }
         entries.push_back(std::move(entry));
     }
+    if (entries.empty() && !(skip_unreadable_keys && skip_unreadable_keys->count))
+        throw InputError(located(origin, 0, "the find-db has no lines"));
     return entries;
 }
 
