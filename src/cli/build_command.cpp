@@ -185,6 +185,23 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     // (given, or the tree's) is also its problem list.
     ProblemSources problem_only = options.problem_sources();
     problem_only.find_dbs.clear();
+    // With a tree a given find-db serves the target it is named after; one named for none would be
+    // dropped without a word, and its lines (and any error in them) never read.
+    for (const auto& path : planning.options.find_dbs) {
+        const std::string name = path.filename().string();
+        const bool serves = std::any_of(targets.begin(), targets.end(), [&](const Target& t) {
+            return t.arch_wide() ? db_file_compute_units(name, t.db_id()).has_value()
+                                 : name.starts_with(t.db_basename() + ".");
+        });
+        if (!serves) {
+            std::vector<std::string> expected;
+            for (const auto& t : targets)
+                expected.push_back(t.arch_wide() ? t.db_id() + "_<CUs>.HIP.fdb.txt" : t.db_basename() + ".HIP.fdb.txt");
+            throw InputError(located(path.string(), 0, fmt::format("--find-db: the file is named for none of the targets "
+                                                                   "(a find-db serves the target it is named after: {})",
+                                                                   join(expected, ", "))));
+        }
+    }
     SolverPlanOptions plan_options = planning.options;
     // Only with no problem source at all do the find-dbs become the problem list.
     plan_options.find_db_problems_when_empty = problem_only.empty();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 
 namespace kdbgen {
 
@@ -181,10 +182,15 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
             } catch (const std::exception&) {
                 throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a number", fields[time_at], item)));
             }
+            // The fastest item wins (SolutionTimeComparator): a NaN or negative time would decide it wrongly.
+            if (!std::isfinite(solver.time) || solver.time < 0)
+                throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a time", fields[time_at], item)));
             const auto workspace = parse_int(fields[time_at + 1]);
             if (!workspace)
                 throw InputError(located(origin, number,
                                          fmt::format("workspace '{}' in '{}' is not a number", fields[time_at + 1], item)));
+            if (*workspace < 0)
+                throw InputError(located(origin, number, fmt::format("workspace '{}' in '{}' is negative", fields[time_at + 1], item)));
             solver.workspace = *workspace;
             entry.solvers.push_back(std::move(solver));
         }
