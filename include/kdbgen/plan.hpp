@@ -40,6 +40,10 @@ struct CoverageEntry {
     std::string solver;   // empty for NoFindDbRecord, and for primitives no solver applies to
     Status status = Status::Planned;
     std::string detail;
+    // Planned as MIOpen's default find builds a problem without a usable find-db record:
+    // every applicable dynamic solver (DynamicHybrid, src/ocl/convolutionocl.cpp:154-190,
+    // MIOpen 3.3.0). Not a find-db entry, so outside the "entries" share.
+    bool dynamic_find = false;
 };
 std::string_view coverage_status_name(CoverageEntry::Status status);
 // Whether an entry with this status leaves nothing missing from the kdb
@@ -100,9 +104,12 @@ struct Plan {
 };
 
 enum class SolverMode {
-    FindDb,      // per find-db line, the solver MIOpen uses: the fastest enabled and applicable item
-    FindDbAll,   // every solver each find-db line lists
-    Applicable,  // every catalog solver that applies
+    // Per find-db line, the solver MIOpen uses: the fastest enabled and applicable item. A problem
+    // without a usable line on a card (no record, or no item applies) gets what MIOpen's default
+    // find (DynamicHybrid) builds then: every applicable dynamic solver.
+    FindDb,
+    FindDbAll,   // every solver each find-db line lists; the dynamic find where there is no usable line
+    Applicable,  // every catalog solver that applies, dynamic or not (a superset of the dynamic find)
 };
 
 // Each target's find-db records and perf-db, read on first use. Unpacking

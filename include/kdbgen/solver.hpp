@@ -106,6 +106,16 @@ public:
         (void)problem, (void)ctx;
         return std::nullopt;
     }
+    // SolverBase::IsDynamic (src/include/miopen/solver.hpp:86, MIOpen 3.3.0; the overrides in
+    // src/include/miopen/conv/solvers.hpp): the kernels take the problem's sizes as arguments.
+    // For a problem without a find-db record MIOpen's default find (DynamicHybrid) builds every
+    // applicable dynamic solver and nothing else (src/ocl/convolutionocl.cpp:154-190,
+    // src/include/miopen/find_solution.hpp:297).
+    virtual bool dynamic() const { return false; }
+    // Registered under miopenConvolutionAlgoWinograd (src/solver.cpp), so that FindCore's
+    // WinogradSolverFinder lists it (src/mlo_dir_conv.cpp:126-164, src/conv/solver_finders.cpp:165-195):
+    // the one finder left when IsWinograd3x3SupportedAndFast holds (src/convolution.cpp:385-401).
+    virtual bool winograd() const { return false; }
     // Whether applicable() is MIOpen's IsApplicable in full. Solvers whose
     // applicability hangs on what kdbgen does not model (workspace limits,
     // rocBLAS) return false: in the find-db modes the find-db's listing stands

@@ -107,8 +107,9 @@ void add_miopen_flags(CLI::App& sub, BuildOptions& options) {
     sub.add_option("--assume-version", options.assume_version, "treat the MIOpen tree as this version (3.2 or 3.3)");
     sub.add_option("--solvers", options.solver_mode,
                    "find-db: per find-db line the solver MIOpen uses, its fastest enabled and applicable item, as "
-                   "AMD's kdbs hold (default); find-db-all: every solver a line lists; applicable: every catalog "
-                   "solver that applies")
+                   "AMD's kdbs hold (default); find-db-all: every solver a line lists; in both, a problem without a "
+                   "usable find-db line gets what MIOpen's default find builds then, every applicable dynamic "
+                   "solver; applicable: every catalog solver that applies, dynamic or not")
         ->check(CLI::IsMember({"find-db", "find-db-all", "applicable"}));
     sub.add_option("--mlir", options.mlir,
                    "whether the MIOpen being packaged was built with rocMLIR (MIOPEN_USE_MLIR, default on); with off, "
@@ -401,13 +402,15 @@ Action add_build_command(CLI::App& app) {
 nlohmann::json coverage_json(const Plan& plan) {
     std::map<std::string, std::map<std::string, long>> status;
     std::map<std::string, std::map<std::string, std::map<std::string, long>>> solvers, winners, skipped;
-    std::map<std::string, std::array<long, 3>> entry_share, line_share;  // served, counted, never asked
+    // served, counted, never asked; dynamic_share: the (problem, dynamic solver) pairs of MIOpen's
+    // dynamic find for problems without a usable find-db line, kept apart from find-db entries.
+    std::map<std::string, std::array<long, 3>> entry_share, line_share, dynamic_share;
     for (const auto& c : plan.coverage) {
         const std::string name(coverage_status_name(c.status));
         ++status[c.target][name];
         if (!c.solver.empty()) ++solvers[c.target][c.solver][name];
         if (c.kind != "conv" || c.status == CoverageEntry::Status::NoFindDbRecord) continue;
-        auto& share = entry_share[c.target];
+        auto& share = (c.dynamic_find ? dynamic_share : entry_share)[c.target];
         if (coverage_status_never_asked(c.status)) ++share[2];
         else ++share[1], share[0] += c.status == CoverageEntry::Status::Planned ? 1 : 0;
     }
@@ -431,6 +434,7 @@ nlohmann::json coverage_json(const Plan& plan) {
                               {"share", share[1] ? static_cast<double>(share[0]) / static_cast<double>(share[1]) : 0.0}};
     };
     for (const auto& [target, share] : entry_share) out[target]["entries"] = share_json(share);
+    for (const auto& [target, share] : dynamic_share) out[target]["dynamic_find"] = share_json(share);
     for (const auto& [target, share] : line_share) {
         out[target]["lines"] = share_json(share);
         out[target]["lines"]["status"] = line_status[target];
@@ -532,6 +536,8 @@ void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
         }
         if (t.contains("lines")) share_line("find-db lines whose winner's kernels are all planned", t["lines"]);
         if (t.contains("entries")) share_line("find-db entries planned", t["entries"]);
+        if (t.contains("dynamic_find"))
+            share_line("dynamic-find entries planned (problems without a usable find-db line)", t["dynamic_find"]);
         if (!t.contains("status")) continue;
         for (const auto& [status, count] : t["status"].items()) fmt::print("  {:>8}  {}\n", count.get<long>(), status);
         // What the kdb lacks: by line winner where there are lines, else by entry.
@@ -558,7 +564,7 @@ Action add_solvers_command(CLI::App& app) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto* solver : solver_catalog())
             out.push_back({{"name", solver->name()}, {"kind", "conv"}, {"builds_kernels", solver->builds_kernels()},
-                           {"key_forms", solver->uses_general_options() ? 2 : 1}});
+                           {"key_forms", solver->uses_general_options() ? 2 : 1}, {"dynamic", solver->dynamic()}});
         for (const auto* solver : primitive_catalog())
             out.push_back({{"name", solver->name()}, {"kind", solver->kind()}, {"builds_kernels", true}, {"key_forms", 1}});
         if (*json) print_json(out);

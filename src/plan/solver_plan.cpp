@@ -7,6 +7,20 @@
 //             solver IsApplicable (which holds the env::enabled default-off switches);
 //   :143-172  FindConvolution (Fast/Hybrid find, the default DynamicHybrid among them) and
 //             immediate mode use that front() and compile only it (CompileSolution).
+//
+// Without a usable line (no record, or no item applicable: GetSolutions comes back
+// empty and sets fallbackPathTaken, :771-787) the default find mode, DynamicHybrid
+// (src/CMakeLists.txt:44, src/include/miopen/find_controls.hpp:122, :152-161), does not
+// take the immediate-mode fallback's guess (:154-163: only with
+// MIOPEN_DEBUG_FORCE_IMMED_MODE_FALLBACK) but runs FindCore with
+// use_dynamic_solutions_only (:174-190): every finder's solvers that are dynamic and
+// applicable (src/include/miopen/find_solution.hpp:283-330, SearchForAllSolutions) are
+// compiled together (src/conv/solver_finders.cpp:316-358, PrecompileSolutions), each with
+// its perf-db record or default configuration. When IsWinograd3x3SupportedAndFast
+// (src/convolution.cpp:385-401: K >= 16, K even, ConvBinWinograd3x3U applicable) only the
+// Winograd finder runs (solver_finders.cpp:60-195). The immediate-mode fallback
+// (GetSolutionsFallback, :579-680) also picks among applicable dynamic solvers only, so
+// the dynamic find's set covers it.
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
 #include "kdbgen/primitive.hpp"
@@ -15,6 +29,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -218,9 +233,10 @@ private:
                options_.excluded_solvers.end();
     }
 
-    void add_coverage(const ProblemSet::Entry& entry, std::string solver, Status status, std::string detail) {
+    void add_coverage(const ProblemSet::Entry& entry, std::string solver, Status status, std::string detail,
+                      bool dynamic_find = false) {
         plan_.coverage.push_back({target_.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
-                                  std::move(solver), status, std::move(detail)});
+                                  std::move(solver), status, std::move(detail), dynamic_find});
     }
 
     SolverContext context_for(const CardContext& card, const std::string& general) const {
@@ -278,9 +294,11 @@ private:
 
     // What planning a solver for a problem gives, over the cards the kdb serves.
     // `home` is the card whose status is reported (the find-db line's own);
-    // with check_applicable, cards on which the solver does not apply get nothing.
+    // with check_applicable, cards on which the solver does not apply get nothing; cards
+    // `include` turns down are left out (home must be one it keeps).
     Evaluation evaluate(const ProblemSet::Entry& entry, const ConvView& view, const std::string& name,
-                        const CardContext& home, bool check_applicable) const {
+                        const CardContext& home, bool check_applicable,
+                        const std::function<bool(const CardContext&)>& include = nullptr) const {
         Evaluation ev;
         const std::string general = data_type_options(view);
         if (excluded(name)) return {Status::Excluded, "", {}};
@@ -301,6 +319,7 @@ private:
         // The cards to evaluate: all of them for a CU-dependent solver; else one per perf-db.
         std::vector<std::pair<const CardContext*, std::vector<unsigned>>> cards;
         for (const auto& card : databases_.cards) {
+            if (include && !include(card)) continue;
             auto same = std::find_if(cards.begin(), cards.end(), [&](const auto& c) {
                 return !solver->uses_compute_units() && c.first->perf_db == card.perf_db;
             });
@@ -378,7 +397,8 @@ private:
         return out;
     }
 
-    void plan_line(const ProblemSet::Entry& entry, const ConvView& view, const FindDbFile& file,
+    // Returns whether MIOpen can use an item of the line (else its find falls back to the dynamic find).
+    bool plan_line(const ProblemSet::Entry& entry, const ConvView& view, const FindDbFile& file,
                    const FindDbLine& line) {
         const CardContext& home = card_with(file.compute_units);
         auto items = line.items;
@@ -425,9 +445,12 @@ private:
             }
             break;
         }
-        if (result.winner.empty() && any_not_applicable) {
-            result.status = Status::NotApplicable;
-            result.detail = "no item of the line applies";
+        const bool usable = !result.winner.empty();
+        if (!usable) {
+            if (any_not_applicable) result.status = Status::NotApplicable;
+            result.detail = std::string(any_not_applicable ? "no item of the line applies" : "no item is enabled") +
+                            "; MIOpen's find falls back to the dynamic find (GetSolutions empty, "
+                            "src/ocl/convolutionocl.cpp:771-787)";
         }
         plan_.lines.push_back(std::move(result));
         // Every listed entry, as find-db-all plans it (and builds it in that mode).
@@ -439,28 +462,82 @@ private:
                 if (options_.mode == SolverMode::FindDbAll) take(ev);
             }
         }
+        return usable;
+    }
+
+    // IsWinograd3x3SupportedAndFast (src/convolution.cpp:385-401, MIOpen 3.3.0): then FindCore
+    // runs the Winograd finder alone (src/conv/solver_finders.cpp:60-195, use_winograd_only).
+    bool winograd_only(const ConvView& view, const CardContext& card) const {
+        if (!(view.GetOutChannels() >= 16 && view.GetOutChannels() % 2 == 0)) return false;
+        const Solver* wino = find_solver("ConvBinWinograd3x3U");
+        return wino && wino->applicable(view, context_for(card, data_type_options(view)), nullptr);
+    }
+
+    // What MIOpen's default find builds on the cards `needs` keeps, which have no usable find-db
+    // line for the problem: every dynamic solver that is applicable there (see the top of the file).
+    void plan_dynamic_find(const ProblemSet::Entry& entry, const ConvView& view, const std::string& reason,
+                           const std::function<bool(const CardContext&)>& needs) {
+        std::map<unsigned, bool> winograd_alone;  // per card's CU count
+        for (const auto& card : databases_.cards)
+            if (needs(card)) winograd_alone[card.target.compute_units] = winograd_only(view, card);
+        if (winograd_alone.empty()) return;
+        const std::string general = data_type_options(view);
+        bool any = false;
+        for (const auto* solver : solver_catalog()) {
+            if (!solver->dynamic()) continue;
+            const auto include = [&](const CardContext& card) {
+                return needs(card) && (solver->winograd() || !winograd_alone[card.target.compute_units]);
+            };
+            // Reported on the first card it applies to (arch-wide kdbs: the others follow in evaluate()).
+            const CardContext* home = nullptr;
+            for (const auto& card : databases_.cards)
+                if (include(card) && solver->applicable(view, context_for(card, general), nullptr)) {
+                    home = &card;
+                    break;
+                }
+            if (!home) continue;
+            const std::string name(solver->name());
+            Evaluation ev = evaluate(entry, view, name, *home, true, include);
+            if (ev.status == Status::NotApplicable || ev.status == Status::DefaultOff) continue;
+            add_coverage(entry, name, ev.status, ev.detail.empty() ? reason : reason + "; " + ev.detail, true);
+            take(ev);
+            any = true;
+        }
+        if (!any)
+            add_coverage(entry, "", Status::NoFindDbRecord, reason + "; no dynamic solver applies", true);
     }
 
     void plan_convolution(const ProblemSet::Entry& entry, const ConvProblem& conv) {
         const ConvView view{conv};
         if (options_.mode == SolverMode::Applicable) {
-            const CardContext& home = databases_.cards.front();
+            const std::string general = data_type_options(view);
             for (const auto* solver : solver_catalog()) {
                 const std::string name(solver->name());
                 if (!solver->builds_kernels() || !solver->applicability_modelled()) continue;
-                Evaluation ev = evaluate(entry, view, name, home, true);
+                // Reported on the first card it applies to; evaluate() adds the other cards it applies to.
+                const CardContext* home = &databases_.cards.front();
+                for (const auto& card : databases_.cards)
+                    if (solver->applicable(view, context_for(card, general), nullptr)) {
+                        home = &card;
+                        break;
+                    }
+                Evaluation ev = evaluate(entry, view, name, *home, true);
                 if (ev.status == Status::NotApplicable || ev.status == Status::DefaultOff) continue;
                 add_coverage(entry, name, ev.status, ev.detail);
                 take(ev);
             }
             return;
         }
-        const auto lines = lines_for(entry.key);
-        if (lines.empty()) {
-            add_coverage(entry, "", Status::NoFindDbRecord, "the find-db has no record; --solvers applicable plans it anyway");
-            return;
-        }
-        for (const auto& [file, line] : lines) plan_line(entry, view, *file, *line);
+        // Cards whose find-db has a line MIOpen can use take its winner; the others (no find-db
+        // of their own, no line, or no usable item) take the dynamic find.
+        std::set<unsigned> served;
+        for (const auto& [file, line] : lines_for(entry.key))
+            if (plan_line(entry, view, *file, *line)) served.insert(file->compute_units);
+        plan_dynamic_find(entry, view,
+                          served.empty() ? "no usable find-db record: MIOpen's default find (DynamicHybrid) builds "
+                                           "every applicable dynamic solver"
+                                         : "cards without a usable find-db line: the dynamic find",
+                          [&](const CardContext& card) { return !served.count(card.target.compute_units); });
     }
 
     void plan_primitive(const ProblemSet::Entry& entry) {

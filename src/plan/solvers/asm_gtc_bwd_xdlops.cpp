@@ -43,15 +43,18 @@ std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
     const BwdGeometry g = bwd_geometry(p, p.IsFp16() ? p.GetGroupCount() : 1);
     const long long hw = g.h_tilda_slice * g.w_tilda_slice;
     const long long gemm_m = g.c, gemm_n = g.n * hw;
+    // The block checks both passes share; b is the padded gemm_n slice per image.
+    const auto blocks_fit = [&](const Tunable& t, long long b, long long gemm_n_packed) {
+        if (t.nxe == 0 && !g.unit_conv) return false;
+        if (gemm_n_packed % t.n_per_block != 0 || gemm_m % t.m_per_block != 0) return false;
+        if (t.n_per_block % t.nxb != 0) return false;
+        if (g.n % (t.n_per_block / t.nxb) != 0) return false;
+        if (b % t.nxb != 0) return false;
+        return k_split_fits(g, t) && gemm_k_fits(g, t);
+    };
     for (const auto& t : tunables) {
         const long long b = (t.nxe == 0 || p.IsFp32()) ? hw : (hw + t.nxb - 1) / t.nxb * t.nxb;
-        const long long gemm_n_packed = p.IsFp16() ? g.n * b : gemm_n;
-        if (t.nxe == 0 && !g.unit_conv) continue;
-        if (gemm_n_packed % t.n_per_block != 0 || gemm_m % t.m_per_block != 0) continue;
-        if (t.n_per_block % t.nxb != 0) continue;
-        if (g.n % (t.n_per_block / t.nxb) != 0) continue;
-        if (b % t.nxb != 0) continue;
-        if (!k_split_fits(g, t) || !gemm_k_fits(g, t)) continue;
+        if (!blocks_fit(t, b, p.IsFp16() ? g.n * b : gemm_n)) continue;
         if (p.IsFp16()) {
             if (t.nxe == 0 && t.tb_thread[3] > 1 && (g.ho * g.wo) % t.tb_thread[3] != 0) continue;
             const bool unit_yx = g.y == 1 && g.x == 1;
@@ -65,14 +68,7 @@ std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
     if (p.IsFp32()) {
         for (const auto& t : tunables) {
             const long long b = t.nxe == 0 ? hw : (hw + t.nxb - 1) / t.nxb * t.nxb;
-            const long long gemm_n_packed = g.n * b;
-            if (t.nxe == 0 && !g.unit_conv) continue;
-            if (gemm_n_packed % t.n_per_block != 0 || gemm_m % t.m_per_block != 0) continue;
-            if (t.n_per_block % t.nxb != 0) continue;
-            if (g.n % (t.n_per_block / t.nxb) != 0) continue;
-            if (b % t.nxb != 0) continue;
-            if (!k_split_fits(g, t) || !gemm_k_fits(g, t)) continue;
-            return t;
+            if (blocks_fit(t, b, g.n * b)) return t;
         }
     }
     return std::nullopt;
@@ -80,6 +76,7 @@ std::optional<Tunable> find_kernel(const ConvView& p, const MiopenTree& tree) {
 
 class ConvAsmImplicitGemmGTCDynamicBwdXdlops : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1750
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicBwdXdlops"; }
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 

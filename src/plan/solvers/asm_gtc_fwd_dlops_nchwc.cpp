@@ -160,6 +160,7 @@ VectorConfig heuristic(const ConvView& p, int vector_length, const std::vector<V
 
 class ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:4247
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC"; }
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 

@@ -87,6 +87,7 @@ bool swdev_306318(const ConvView& p) {
 
 class ConvAsmImplicitGemmGTCDynamicFwdXdlops : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1734
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicFwdXdlops"; }
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 

@@ -151,6 +151,7 @@ std::optional<Choice> find_kernel(const ConvView& p, const MiopenTree& tree) {
 
 class ConvAsmImplicitGemmGTCDynamicWrwXdlops : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1697
     std::string_view name() const override { return "ConvAsmImplicitGemmGTCDynamicWrwXdlops"; }
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
 

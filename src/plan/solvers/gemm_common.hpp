@@ -95,6 +95,8 @@ std::vector<SolverKernel> merge_programs(std::vector<SolverKernel> kernels);
 
 class GemmSolver : public Solver {
 public:
+    // IsDynamic of GemmFwdBase, GemmBwdBase, GemmWrwBase (src/include/miopen/conv/solvers.hpp:2889, :2974, :3040).
+    bool dynamic() const override { return true; }
     std::string_view missing_kernels_reason() const override {
         return "helper kernels of a data type kdbgen cannot spell (FP8, BF8, FP64)";
     }

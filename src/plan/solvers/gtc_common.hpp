@@ -162,6 +162,7 @@ SolverKernel plain_asm_kernel(const std::string& name);
 // 86-122), else HeuristicInit; the spare set (use_spare_set) is only GenericSearch's.
 class NhwcXdlopsSolver : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:3481, :3685, :3895
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override;
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override;
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }

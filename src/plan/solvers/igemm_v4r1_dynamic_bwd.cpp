@@ -77,6 +77,7 @@ std::optional<std::string> find_kernel(const ConvView& p) {
 
 class ConvAsmImplicitGemmV4R1DynamicBwd : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1718
     std::string_view name() const override { return "ConvAsmImplicitGemmV4R1DynamicBwd"; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {

@@ -15,6 +15,7 @@ namespace {
 
 class ConvAsmImplicitGemmV4R1DynamicFwd_1x1 : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1660
     std::string_view name() const override { return "ConvAsmImplicitGemmV4R1DynamicFwd_1x1"; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {

@@ -62,6 +62,7 @@ std::optional<std::string> find_kernel(const ConvView& p) {
 
 class ConvAsmImplicitGemmV4R1DynamicWrw : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1676
     std::string_view name() const override { return "ConvAsmImplicitGemmV4R1DynamicWrw"; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {

@@ -17,6 +17,7 @@ namespace {
 
 class NaiveConv : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:2836, :2856, :2876
     explicit NaiveConv(ConvDirection direction) : direction_(direction) {}
 
     bool uses_general_options() const override { return true; }

@@ -15,6 +15,8 @@ namespace {
 
 class ConvBinWinograd3x3U : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1817
+    bool winograd() const override { return true; }
     std::string_view name() const override { return "ConvBinWinograd3x3U"; }
     bool uses_compute_units() const override { return true; }  // applicability reads the CU count
 

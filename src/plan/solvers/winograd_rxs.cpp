@@ -55,6 +55,8 @@ bool shader_constraints(const ConvView& p, int R, int S, int R_stride, int S_str
 
 class ConvBinWinogradRxS : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1830
+    bool winograd() const override { return true; }
     std::string_view name() const override { return "ConvBinWinogradRxS"; }
     bool uses_compute_units() const override { return true; }  // the shader constraints read the CU count
 

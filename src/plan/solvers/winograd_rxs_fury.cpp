@@ -21,6 +21,8 @@ bool starts(std::string_view name, std::string_view prefix) { return name.starts
 
 class WinogradRxSFury : public Solver {
 public:
+    bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:1888 (ConvBinWinoRxS<>), :1924 (f2x3g1)
+    bool winograd() const override { return true; }
     WinogradRxSFury(int data, int filter, bool g1) : data_(data), filter_(filter), g1_(g1) {}
 
     bool is2x3() const { return data_ == 2 && filter_ == 3; }
