@@ -166,8 +166,14 @@ private:
 // InputError with file:line.
 ProblemSet read_driver_log(const fs::path& path);
 ProblemSet parse_driver_log(std::string_view text, const std::string& origin);
-// One command line, without the program name: "conv -n 1 -c 3 ...".
-std::vector<Problem> parse_driver_command(std::string_view command);
+// Whom a line comes from decides how bnorm's -s and -r read: MIOpen's command
+// logger (lines with its "MIOpen(HIP): Command [...]" prefix) writes them the
+// other way round from how MIOpenDriver reads them (src/enumerate/driver_log.cpp).
+enum class DriverLineSource { HandWritten, Logged };
+// One command line, without the program name: "conv -n 1 -c 3 ...". Every
+// problem is checked (checks::check_problem).
+std::vector<Problem> parse_driver_command(std::string_view command,
+                                          DriverLineSource source = DriverLineSource::HandWritten);
 
 // Network descriptions (docs/networks.md): layers with shapes propagated from
 // the input, expanded over batch sizes, data types, layouts and modes.

@@ -193,6 +193,23 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     // (given, or the tree's) is also its problem list.
     ProblemSources problem_only = options.problem_sources();
     problem_only.find_dbs.clear();
+    // With a tree a given find-db serves the target it is named after; one named for none would be
+    // dropped without a word, and its lines (and any error in them) never read.
+    for (const auto& path : planning.options.find_dbs) {
+        const std::string name = path.filename().string();
+        const bool serves = std::any_of(targets.begin(), targets.end(), [&](const Target& t) {
+            return t.arch_wide() ? db_file_compute_units(name, t.db_id()).has_value()
+                                 : name.starts_with(t.db_basename() + ".");
+        });
+        if (!serves) {
+            std::vector<std::string> expected;
+            for (const auto& t : targets)
+                expected.push_back(t.arch_wide() ? t.db_id() + "_<CUs>.HIP.fdb.txt" : t.db_basename() + ".HIP.fdb.txt");
+            throw InputError(located(path.string(), 0, fmt::format("--find-db: the file is named for none of the targets "
+                                                                   "(a find-db serves the target it is named after: {})",
+                                                                   join(expected, ", "))));
+        }
+    }
     SolverPlanOptions plan_options = planning.options;
     // Only with no problem source at all do the find-dbs become the problem list.
     plan_options.find_db_problems_when_empty = problem_only.empty();
@@ -315,13 +332,14 @@ int run_build(const BuildOptions& options) {
     const auto targets = options.targets.resolve();
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
+    // Every input is read and checked before anything is written: bad input leaves no output folder behind.
+    Plan plan = make_plan(options, targets, solver_planning(options));
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (ec || !fs::is_directory(out_dir))
         throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
     if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
 
-    Plan plan = make_plan(options, targets, solver_planning(options));
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
         std::vector<KernelBuild> all;
@@ -656,8 +674,8 @@ Action add_plan_command(CLI::App& app) {
     sub->add_option("--shards", *shards, "also show which of N shards (build --shard K/N) builds each kernel");
     return [options, shards]() {
         const auto sources = options->problem_sources();
-        const bool solver_plan = !options->miopen_src.empty() || (!options->targets.list.empty() && !sources.empty()) ||
-                                 (!options->targets.file.empty() && !sources.empty());
+        const bool solver_plan = !options->miopen_src.empty() || (options->targets.list_given && !sources.empty()) ||
+                                 (options->targets.file_given && !sources.empty());
         if (!sources.empty() && !solver_plan) {
             const ProblemSet set = gather_problems(sources);
             if (options->json) print_json(problems_json(set));

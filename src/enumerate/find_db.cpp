@@ -1,5 +1,6 @@
 #include "kdbgen/enumerate.hpp"
 
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <array>
 
 #include <charconv>
+#include <cmath>
 
 namespace kdbgen {
 
@@ -118,6 +120,16 @@ ConvProblem parse_conv_problem_key(std::string_view key) {
     }
     if (!optional.empty() && !optional.starts_with("_c")) throw bad(fmt::format("unknown key suffix '{}'", optional));
     p.cast_suffix = std::string(optional);
+    // A problem MIOpen can form (zero batch, channels, filter, stride, dilation or groups it refuses) ...
+    try {
+        checks::check_conv_problem(p);
+    } catch (const InputError& e) {
+        throw bad(e.what());
+    }
+    // ... written the one way ProblemDescription::Serialize writes it (src/conv/problem_description.cpp:188-237,
+    // MIOpen 3.3.0): "01", "+1" or "_g1" parse but are never looked up.
+    if (const std::string canonical = p.serialize(); canonical != key)
+        throw bad(fmt::format("MIOpen writes this problem as '{}'", canonical));
     return p;
 }
 
@@ -195,15 +207,22 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
             } catch (const std::exception&) {
                 throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a number", fields[time_at], item)));
             }
+            // The fastest item wins (SolutionTimeComparator): a NaN or negative time would decide it wrongly.
+            if (!std::isfinite(solver.time) || solver.time < 0)
+                throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a time", fields[time_at], item)));
             const auto workspace = parse_int(fields[time_at + 1]);
             if (!workspace)
                 throw InputError(located(origin, number,
                                          fmt::format("workspace '{}' in '{}' is not a number", fields[time_at + 1], item)));
+            if (*workspace < 0)
+                throw InputError(located(origin, number, fmt::format("workspace '{}' in '{}' is negative", fields[time_at + 1], item)));
             solver.workspace = *workspace;
             entry.solvers.push_back(std::move(solver));
         });
         entries.push_back(std::move(entry));
     });
+    if (entries.empty() && !(skip_unreadable_keys && skip_unreadable_keys->count))
+        throw InputError(located(origin, 0, "the find-db has no lines"));
     return entries;
 }
 
