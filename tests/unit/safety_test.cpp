@@ -236,7 +236,7 @@ TEST(Safety, D11_DuplicateDriverLinesMergeInLinearTime) {
     const auto run = run_kdbgen({"plan", "--driver-log", (dir / "dup.log").string(), "--json"});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 400);
-    EXPECT_LT(seconds, 6.0) << "100k duplicate lines (quadratic merging took 20 s)";
+    EXPECT_LT(seconds, 12.0) << "100k duplicate lines (quadratic merging took 20 s; linear 2-6 s on a loaded 2-core machine)";
 }
 
 // --- Helpers for the CLI tests below: a small manifest of kdbgen's own
