@@ -97,6 +97,18 @@ std::string rename_shadowing_macro_parameters(std::string_view text, const std::
 // Part of the cache key of assembly builds: bump when the rewrite changes.
 inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-1";
 
+// The folder of static_kernel_amd_buffer_addressing.hpp (MIOpen's static
+// composable kernels) copied with its legacy llvm.amdgcn.buffer.* declarations
+// mapped onto the raw buffer intrinsics Clang 19 still has (src/compile/hip_compat.cpp),
+// to be searched instead of include_dir; nullopt when include_dir holds no such
+// header. Made once per run under work_dir.
+std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs::path& work_dir);
+// The rewrite of that header; nullopt when the text has no legacy declaration
+// (or one of a form the rewrite does not know).
+std::optional<std::string> rewrite_legacy_buffer_intrinsics(std::string_view text);
+// Part of the cache key of HIP builds: bump when the rewrite changes.
+inline constexpr std::string_view kHipCompatVersion = "hip-compat-1";
+
 // kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
 fs::path hiprtc_include_dir();
 

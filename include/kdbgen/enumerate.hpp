@@ -166,8 +166,14 @@ private:
 // InputError with file:line.
 ProblemSet read_driver_log(const fs::path& path);
 ProblemSet parse_driver_log(std::string_view text, const std::string& origin);
-// One command line, without the program name: "conv -n 1 -c 3 ...".
-std::vector<Problem> parse_driver_command(std::string_view command);
+// Whom a line comes from decides how bnorm's -s and -r read: MIOpen's command
+// logger (lines with its "MIOpen(HIP): Command [...]" prefix) writes them the
+// other way round from how MIOpenDriver reads them (src/enumerate/driver_log.cpp).
+enum class DriverLineSource { HandWritten, Logged };
+// One command line, without the program name: "conv -n 1 -c 3 ...". Every
+// problem is checked (checks::check_problem).
+std::vector<Problem> parse_driver_command(std::string_view command,
+                                          DriverLineSource source = DriverLineSource::HandWritten);
 
 // Network descriptions (docs/networks.md): layers with shapes propagated from
 // the input, expanded over batch sizes, data types, layouts and modes.
@@ -226,6 +232,10 @@ struct UnreadableFindDbLines {
 // the 3-D keys with two padding values MIOpen 3.3.0 ships in gfx906_64) is
 // skipped and counted there instead; a malformed solver record stays an error.
 std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+// The same, keeping the unpacked text of a .bz2 in decoded_dir (named by the
+// packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);

@@ -59,7 +59,8 @@ public:
     const fs::path& root() const { return root_; }
     const MiopenVersion& version() const { return version_; }
     const MiopenVersion& detected_version() const { return detected_; }
-    fs::path kernels_dir() const { return root_ / "src" / "kernels"; }
+    // Made once: every planned build names it (a whole find-db plans ~10^5).
+    const fs::path& kernels_dir() const { return kernels_dir_; }
     // The path of a kernel MIOpen names by its file name (kernels live in
     // subfolders too: gpu_reference_kernel/naive_conv.cpp).
     std::optional<fs::path> kernel_source(const std::string& file_name) const;
@@ -78,6 +79,7 @@ public:
 
 private:
     fs::path root_;
+    fs::path kernels_dir_;
     MiopenVersion version_, detected_;
     std::shared_ptr<std::map<std::string, fs::path>> sources_;
 };

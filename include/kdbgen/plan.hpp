@@ -101,6 +101,12 @@ struct Plan {
     std::vector<CoverageEntry> coverage;  // per (target, problem, solver), for solver plans
     std::vector<LineCoverage> lines;      // per (target, find-db line), in find-db modes
     std::vector<SkippedFindDbLines> unreadable_lines;  // per (target, tree find-db) with any
+    // Where planning's time went (wall seconds): reported by `build --json` and -v.
+    struct Timings {
+        double read_databases = 0;  // find-dbs and perf-dbs: decompressing and parsing
+        double evaluate = 0;        // solvers over the problems
+        double deduplicate = 0;
+    } timings;
 };
 
 enum class SolverMode {
@@ -134,6 +140,12 @@ struct SolverPlanOptions {
     // Known CU counts per processor, for arch-wide targets (configs/targets/products.toml or --cus).
     std::map<std::string, std::vector<unsigned>> compute_units;
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
+    // Where unpacked find-db texts are kept between runs (the build cache's
+    // find-db/ folder); empty: unpack every time.
+    fs::path decoded_find_db_dir;
+    // Threads that plan slices of the problem list (0: two when there are
+    // thousands of problems, else one). The plan is the same for any count.
+    unsigned planning_threads = 0;
 };
 
 // One solver kernel as a build from the MIOpen tree's kernels folder, or

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "kdbgen/cache.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/miopen_tree.hpp"
@@ -13,6 +14,7 @@
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
@@ -21,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace kdbgen::cli {
@@ -172,6 +175,10 @@ std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
         planning.options.compute_units[std::string(target.name())] = product_compute_units(products, target.name());
     }
     for (const auto& f : options.find_dbs) planning.options.find_dbs.emplace_back(f);
+    // Unpacked find-dbs live in the build cache folder (unless --no-cache).
+    if (!options.cache.disabled)
+        planning.options.decoded_find_db_dir =
+            (options.cache.dir.empty() ? BuildCache::default_dir() : fs::path(options.cache.dir)) / "find-db";
     for (const auto& name : options.excluded_solvers) {
         if (!find_solver(name))
             throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
@@ -186,6 +193,23 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
     // (given, or the tree's) is also its problem list.
     ProblemSources problem_only = options.problem_sources();
     problem_only.find_dbs.clear();
+    // With a tree a given find-db serves the target it is named after; one named for none would be
+    // dropped without a word, and its lines (and any error in them) never read.
+    for (const auto& path : planning.options.find_dbs) {
+        const std::string name = path.filename().string();
+        const bool serves = std::any_of(targets.begin(), targets.end(), [&](const Target& t) {
+            return t.arch_wide() ? db_file_compute_units(name, t.db_id()).has_value()
+                                 : name.starts_with(t.db_basename() + ".");
+        });
+        if (!serves) {
+            std::vector<std::string> expected;
+            for (const auto& t : targets)
+                expected.push_back(t.arch_wide() ? t.db_id() + "_<CUs>.HIP.fdb.txt" : t.db_basename() + ".HIP.fdb.txt");
+            throw InputError(located(path.string(), 0, fmt::format("--find-db: the file is named for none of the targets "
+                                                                   "(a find-db serves the target it is named after: {})",
+                                                                   join(expected, ", "))));
+        }
+    }
     SolverPlanOptions plan_options = planning.options;
     // Only with no problem source at all do the find-dbs become the problem list.
     plan_options.find_db_problems_when_empty = problem_only.empty();
@@ -233,18 +257,89 @@ std::string compile_identity(const KernelBuild& build) {
     return code_identity(build) + "\n" + build.source.string();
 }
 
+// Wall and CPU time (user, system; kdbgen and the compilers it ran and
+// reaped) between marks, for `build --json` "phases" and -v.
+class PhaseClock {
+public:
+    struct Phase {
+        std::string name;
+        double seconds = 0, user_seconds = 0, system_seconds = 0;
+        double own_seconds = 0;  // of user + system, kdbgen's own (the rest: the compilers)
+    };
+    PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
+    // Closes the phase that began at the previous mark.
+    void mark(std::string name) {
+        const auto wall = std::chrono::steady_clock::now();
+        const auto cpu = cpu_now();
+        phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
+                           cpu.system - cpu_.system, cpu.own - cpu_.own});
+        wall_ = wall;
+        cpu_ = cpu;
+    }
+    const std::vector<Phase>& phases() const { return phases_; }
+    nlohmann::json json(const Plan& plan) const {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& p : phases_)
+            out[p.name] = {{"seconds", p.seconds},
+                           {"user_seconds", p.user_seconds},
+                           {"system_seconds", p.system_seconds},
+                           {"kdbgen_cpu_seconds", p.own_seconds}};
+        // Planning's own split (wall seconds), inside "plan".
+        if (out.contains("plan"))
+            out["plan"]["parts"] = {{"read_find_db", plan.timings.read_databases},
+                                    {"evaluate", plan.timings.evaluate},
+                                    {"deduplicate", plan.timings.deduplicate}};
+        return out;
+    }
+    std::string summary(const Plan& plan) const {
+        std::vector<std::string> parts;
+        for (const auto& p : phases_) {
+            std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys, {:.2f}s of it kdbgen's own)",
+                                           p.name, p.seconds, p.user_seconds, p.system_seconds, p.own_seconds);
+            if (p.name == "plan")
+                part += fmt::format(" [read find-db {:.2f}s, evaluate {:.2f}s, dedup {:.2f}s]",
+                                    plan.timings.read_databases, plan.timings.evaluate, plan.timings.deduplicate);
+            parts.push_back(part);
+        }
+        return join(parts, "; ");
+    }
+
+private:
+    struct Cpu {
+        double user = 0, system = 0, own = 0;
+    };
+    static Cpu cpu_now() {
+        Cpu cpu;
+        for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+            rusage usage{};
+            ::getrusage(who, &usage);
+            const double user = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+            const double system = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+            cpu.user += user;
+            cpu.system += system;
+            if (who == RUSAGE_SELF) cpu.own = user + system;
+        }
+        return cpu;
+    }
+    std::chrono::steady_clock::time_point wall_;
+    Cpu cpu_;
+    std::vector<Phase> phases_;
+};
+
 int run_build(const BuildOptions& options) {
     const auto started = std::chrono::steady_clock::now();
+    PhaseClock clock;
     const auto targets = options.targets.resolve();
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
+    // Every input is read and checked before anything is written: bad input leaves no output folder behind.
+    Plan plan = make_plan(options, targets, solver_planning(options));
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (ec || !fs::is_directory(out_dir))
         throw InputError(located(out_dir.string(), 0, "cannot create output folder" + (ec ? ": " + ec.message() : "")));
     if (::access(out_dir.c_str(), W_OK) != 0) throw InputError(located(out_dir.string(), 0, "output folder is not writable"));
 
-    Plan plan = make_plan(options, targets, solver_planning(options));
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
         std::vector<KernelBuild> all;
@@ -255,10 +350,6 @@ int run_build(const BuildOptions& options) {
             if (shards[i] == spec.index) mine.push_back(std::move(plan.builds[i]));
         plan.builds = std::move(mine);
     }
-    auto cache = options.cache.open();
-    const fs::path work = cache ? cache->dir() / "toolchain" : fs::temp_directory_path() / "kdbgen-toolchain";
-    const Compiler compiler(options.toolchain.discover(work), cache.get());
-
     std::vector<KernelBuild> unique;
     std::map<std::string, std::size_t> index_of;
     std::vector<std::size_t> unique_index(plan.builds.size());
@@ -268,6 +359,11 @@ int run_build(const BuildOptions& options) {
         if (added) unique.push_back(plan.builds[i].build);
         unique_index[i] = it->second;
     }
+    clock.mark("plan");
+    auto cache = options.cache.open();
+    const fs::path work = cache ? cache->dir() / "toolchain" : fs::temp_directory_path() / "kdbgen-toolchain";
+    const Compiler compiler(options.toolchain.discover(work), cache.get());
+    clock.mark("toolchain");
 
     if (options.dry_run) {
         // The exact commands a build runs, with {OUT} and {SCRATCH} for the
@@ -280,7 +376,8 @@ int run_build(const BuildOptions& options) {
             if (!options.json)
                 for (const auto& argv : lines) fmt::print("{}\n", join(argv.get<std::vector<std::string>>(), " "));
         }
-        if (options.json) print_json({{"compiles", commands}});
+        if (spdlog::should_log(spdlog::level::debug)) fmt::print(stderr, "kdbgen: phases: {}\n", clock.summary(plan));
+        if (options.json) print_json({{"compiles", commands}, {"phases", clock.json(plan)}});
         return kExitOk;
     }
 
@@ -295,6 +392,7 @@ int run_build(const BuildOptions& options) {
                    targets.size(), unique.size(), jobs.jobs ? jobs.jobs : default_job_count(), compiler.toolchain().clang_version);
     const auto results = run_builds(compiler, unique, jobs, g_interrupted, std::cerr);
     if (cache) cache->flush_counters();
+    clock.mark("compile");
     if (g_interrupted.load()) {
         fmt::print(stderr, "kdbgen: interrupted; no kdb written\n");
         return kExitInterrupted;
@@ -335,6 +433,8 @@ int run_build(const BuildOptions& options) {
             fmt::print("{}: {} kernels, {} (code {}){}\n", kdb.string(), stats.records, human_bytes(stats.file_bytes),
                        human_bytes(stats.code_bytes), failures.empty() ? "" : fmt::format(", {} FAILED", failures.size()));
     }
+    clock.mark("write");
+    if (spdlog::should_log(spdlog::level::debug)) fmt::print(stderr, "kdbgen: phases: {}\n", clock.summary(plan));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (options.json) {
         print_json({{"targets", report_targets},
@@ -344,6 +444,7 @@ int run_build(const BuildOptions& options) {
                     {"failed", failed},
                     {"uncovered", plan.uncovered},
                     {"seconds", seconds},
+                    {"phases", clock.json(plan)},
                     {"toolchain", compiler.toolchain().clang_version}});
     } else {
         fmt::print("{} compiles ({} from cache, {} failed) in {:.1f}s\n", unique.size(), cached, failed, seconds);
@@ -573,8 +674,8 @@ Action add_plan_command(CLI::App& app) {
     sub->add_option("--shards", *shards, "also show which of N shards (build --shard K/N) builds each kernel");
     return [options, shards]() {
         const auto sources = options->problem_sources();
-        const bool solver_plan = !options->miopen_src.empty() || (!options->targets.list.empty() && !sources.empty()) ||
-                                 (!options->targets.file.empty() && !sources.empty());
+        const bool solver_plan = !options->miopen_src.empty() || (options->targets.list_given && !sources.empty()) ||
+                                 (options->targets.file_given && !sources.empty());
         if (!sources.empty() && !solver_plan) {
             const ProblemSet set = gather_problems(sources);
             if (options->json) print_json(problems_json(set));

@@ -56,12 +56,17 @@ std::unique_ptr<BuildCache> CacheFlags::open() const {
 }
 
 void TargetFlags::add_to(CLI::App& app) {
-    app.add_option("-t,--targets", list, "comma-separated targets, e.g. gfx1030_36,gfx90a:sramecc+:xnack-_110");
-    app.add_option("--targets-file", file, "file with one target per line (configs/targets/*.txt)");
+    app.add_option("-t,--targets", list, "comma-separated targets, e.g. gfx1030_36,gfx90a:sramecc+:xnack-_110")
+        ->each([this](const std::string&) { list_given = true; });
+    app.add_option("--targets-file", file, "file with one target per line (configs/targets/*.txt)")
+        ->each([this](const std::string&) { file_given = true; });
 }
 
 std::vector<Target> TargetFlags::resolve() const {
     std::vector<Target> targets;
+    if (list_given && trim(list).empty())
+        throw InputError(fmt::format("--targets '{}': no target given (write e.g. --targets gfx1030_36)", list));
+    if (file_given && file.empty()) throw InputError("--targets-file '': no file given");
     if (!list.empty()) targets = parse_target_list(list);
     if (!file.empty()) {
         auto more = read_target_file(file);

@@ -36,6 +36,7 @@ struct CacheFlags {
 
 struct TargetFlags {
     std::string list, file;
+    bool list_given = false, file_given = false;  // given even if empty: --targets '' is an error, not "none"
     void add_to(CLI::App& app);
     std::vector<Target> resolve() const;  // InputError when none given or two share a kdb name
 };

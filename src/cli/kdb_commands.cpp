@@ -208,7 +208,7 @@ Action add_targets_command(CLI::App& app) {
                     list.push_back({{"name", product.name}, {"compute_units", product.compute_units}, {"source", product.source}});
             return list;
         };
-        if (options->targets.list.empty() && options->targets.file.empty()) {
+        if (!options->targets.list_given && !options->targets.file_given) {
             nlohmann::json out = nlohmann::json::array();
             for (const auto& p : processor_table())
                 out.push_back({{"processor", p.name}, {"xnack", p.supports_xnack}, {"sramecc", p.supports_sramecc},

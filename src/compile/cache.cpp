@@ -193,6 +193,10 @@ std::uint64_t BuildCache::trim(std::uint64_t max_bytes) {
     return removed;
 }
 
-std::uint64_t BuildCache::clear() { return trim(0); }
+std::uint64_t BuildCache::clear() {
+    std::error_code ec;
+    fs::remove_all(dir_ / "find-db", ec);  // unpacked find-dbs (read_find_db)
+    return trim(0);
+}
 
 }  // namespace kdbgen

@@ -63,9 +63,13 @@ void add_hiprtc_options(std::vector<std::string>& args, const Target& target) {
         args.emplace_back("-std=c++17");
 }
 
-void add_includes(std::vector<std::string>& args, const KernelBuild& build) {
+void add_includes(std::vector<std::string>& args, const KernelBuild& build, const fs::path& work_dir = {}) {
     args.push_back("-I" + build.source.parent_path().string());
-    for (const auto& dir : build.include_dirs) args.push_back("-I" + dir.string());
+    for (const auto& dir : build.include_dirs) {
+        // HIP: the folder with the legacy buffer intrinsics is searched as its compat copy.
+        const auto overlay = build.language() == Language::Hip ? hip_compat_overlay(dir, work_dir) : std::nullopt;
+        args.push_back("-I" + (overlay ? *overlay : dir).string());
+    }
 }
 
 // Hash of every file under the folders a kernel can include from. Coarse on
@@ -179,7 +183,7 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
             args.insert(args.end(), options.begin(), options.end());
             args.emplace_back("-Wno-everything");
             add_hiprtc_options(args, build.target);
-            add_includes(args, build);
+            add_includes(args, build, tc.work_dir);
             args.insert(args.end(), {build.source.string(), "-o", output.string()});
             return {args};
         }
@@ -214,6 +218,7 @@ std::string Compiler::cache_key(const KernelBuild& build) const {
     for (const auto& dir : build.include_dirs) key.add(include_tree_hash(dir));
     if (build.language() == Language::Hip) {
         key.add(include_tree_hash(hiprtc_include_dir()));
+        key.add(kHipCompatVersion);
         if (!toolchain_.rocrand_headers.empty()) key.add(include_tree_hash(toolchain_.rocrand_headers));
     }
     if (build.language() == Language::Assembly) key.add(kAssemblerCompatVersion);

@@ -14,6 +14,7 @@
 #include "kdbgen/enumerate.hpp"
 
 #include "conv_spec.hpp"
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -48,7 +49,15 @@ public:
                 for (const auto& s : specs)
                     if (s.short_name == token[1]) spec = &s;
             }
-            if (!spec) throw InputError(fmt::format("MIOpenDriver {}: unknown flag '{}'", command, token));
+            if (!spec) {
+                std::vector<std::string_view> names;
+                for (const auto& s : specs) names.push_back(s.name);
+                const std::string_view bare = std::string_view(token).substr(token.find_first_not_of('-') == std::string::npos
+                                                                                 ? token.size()
+                                                                                 : token.find_first_not_of('-'));
+                throw InputError(fmt::format("MIOpenDriver {}: unknown flag '{}'{}", command, token,
+                                             token.starts_with("--") ? checks::did_you_mean(bare, names) : ""));
+            }
             if (i + 1 >= tokens.size())
                 throw InputError(fmt::format("MIOpenDriver {}: flag '{}' has no value", command, token));
             values_[std::string(spec->name)] = tokens[++i];
@@ -61,6 +70,9 @@ public:
         const auto& text = values_.at(std::string(name));
         const auto value = parse_int(text);
         if (!value) throw InputError(fmt::format("MIOpenDriver {}: --{} '{}' is not a whole number", command_, name, text));
+        // MIOpenDriver reads every number into an int (driver/InputFlags.cpp GetValueInt).
+        if (*value > checks::kMaxDimension || *value < -checks::kMaxDimension)
+            throw InputError(fmt::format("MIOpenDriver {}: --{} {} does not fit in an int", command_, name, text));
         return static_cast<long>(*value);
     }
     long positive(std::string_view name) const {
@@ -68,12 +80,19 @@ public:
         if (value <= 0) throw InputError(fmt::format("MIOpenDriver {}: --{} must be positive, not {}", command_, name, value));
         return value;
     }
+    // One of [min, max], as MIOpenDriver's own checks demand (it exits on other values).
+    long in_range(std::string_view name, long min, long max) const {
+        const long value = integer(name);
+        if (value < min || value > max)
+            throw InputError(fmt::format("MIOpenDriver {}: --{} {} is not {}..{}", command_, name, value, min, max));
+        return value;
+    }
     double real(std::string_view name) const {
         const auto& text = values_.at(std::string(name));
         try {
             std::size_t used = 0;
             const double value = std::stod(text, &used);
-            if (used == text.size()) return value;
+            if (used == text.size() && std::isfinite(value)) return value;
         } catch (const std::exception&) {
         }
         throw InputError(fmt::format("MIOpenDriver {}: --{} '{}' is not a number", command_, name, text));
@@ -155,6 +174,14 @@ std::vector<Problem> parse_conv(const std::string& command, const std::vector<st
     if (spatial != 2 && spatial != 3)
         throw InputError(fmt::format("MIOpenDriver {}: --spatial_dim must be 2 or 3, not {}", command, spatial));
     s.dims = static_cast<unsigned>(spatial);
+    // A logged 3-D line always carries its depths (src/driver_arguments.cpp:177-195, MIOpen 3.3.0);
+    // without them MIOpenDriver would run its defaults (--in_d 32, --fil_d 3), a problem no log asked for.
+    if (s.dims == 3)
+        for (const char* depth : {"in_d", "fil_d"})
+            if (!f.given(depth))
+                throw InputError(fmt::format("MIOpenDriver {}: --spatial_dim 3 without --{}: a 3-D line must give the "
+                                             "depth of its input and filter",
+                                             command, depth));
     const auto dhw = [&](const char* d, const char* h, const char* w, bool positive) {
         std::vector<long> v;
         if (s.dims == 3) v.push_back(positive ? f.positive(d) : f.integer(d));
@@ -233,7 +260,8 @@ TensorShape nchw(const Flags& f) {
     return TensorShape{{f.positive("batchsize"), f.positive("in_channels"), f.positive("in_h"), f.positive("in_w")}};
 }
 
-std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<std::string>& tokens) {
+std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<std::string>& tokens,
+                                 DriverLineSource source) {
     const Flags f(command, kBnormFlags, tokens);
     BatchNormProblem base;
     if (command == "bnorm") base.data_type = base.param_type = DataType::Float;
@@ -242,7 +270,8 @@ std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<s
     else if (command == "bnormbfp16") base.data_type = base.param_type = DataType::BFloat16;
     else base.data_type = DataType::BFloat16, base.param_type = DataType::Float;
     std::vector<long> dims{f.positive("batchsize"), f.positive("in_channels")};
-    if (f.integer("in_d") > 0) dims.push_back(f.integer("in_d"));
+    // -D 0 (the default) is a 4-D tensor (driver/bn_driver.hpp:290,331-337); a negative depth is no tensor.
+    if (f.in_range("in_d", 0, checks::kMaxDimension) > 0) dims.push_back(f.integer("in_d"));
     dims.push_back(f.positive("in_h"));
     dims.push_back(f.positive("in_w"));
     base.x = TensorShape{dims};
@@ -251,23 +280,43 @@ std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<s
     base.mode = mode == 1 ? BatchNormProblem::Mode::Spatial : BatchNormProblem::Mode::PerActivation;
     base.layout = f.text("layout").empty() ? (dims.size() == 5 ? "NCDHW" : "NCHW") : f.text("layout");
     base.fold_depth();
-    // As logged (driver_arguments.cpp:91-112): -s 1 running results, -r 1 saved results.
-    base.running_results = f.integer("save") == 1;
-    base.save_results = f.integer("run") == 1;
-    base.use_saved = base.save_results;
+    // -s and -r mean different things to the two programs that use them (MIOpen 3.3.0):
+    //  - MIOpen's command logger, BnDriverInfo (src/driver_arguments.cpp:91-113), writes -s 1 when the
+    //    running mean/variance are given (for inference: the estimated ones, src/batch_norm_api.cpp:234-241)
+    //    and -r 1 when the saved mean/inverse variance are (backward: the saved ones it uses, :391-398);
+    //  - MIOpenDriver reads -s as saveMeanVar (save mean and inverse variance; backward: use them) and -r
+    //    as keepRunningMeanVar (keep running mean/variance; inference: use them as the estimates)
+    //    (driver/bn_driver.hpp:306-316, 441-466, runGPUFwdInference/runGPUFwdTrain :596-720).
+    // A line with MIOpen's logger prefix is read the logger's way, any other line as MIOpenDriver runs it.
+    const bool s_flag = f.in_range("save", 0, 1) == 1, r_flag = f.in_range("run", 0, 1) == 1;
+    const bool logged = source == DriverLineSource::Logged;
+    const bool running = logged ? s_flag : r_flag;  // running mean/variance; inference: estimated ones given
+    const bool saved = logged ? r_flag : s_flag;    // saved mean/inverse variance (written, or used by backward)
+    base.running_results = running;
+    base.save_results = saved;
+    base.use_saved = saved;
     std::vector<Problem> out;
-    const long forw = f.integer("forw");
-    if (forw < 0 || forw > 2) throw InputError(fmt::format("MIOpenDriver {}: --forw {} is not 0, 1 or 2", command, forw));
+    const long forw = f.in_range("forw", 0, 2);
+    const long back = f.in_range("back", 0, 1);
     if (forw == 1) {
         auto p = base;
         p.direction = BatchNormProblem::Direction::ForwardTraining;
         out.push_back(p);
-    } else if (forw == 2) {
+    } else if (forw == 2 && running) {
         auto p = base;
         p.direction = BatchNormProblem::Direction::ForwardInference;
         out.push_back(p);
+    } else if (forw == 2) {
+        // Inference without estimated mean/variance: BatchNormForwardInference recomputes them with the
+        // training kernel, passing no running or saved results (src/ocl/batchnormocl.cpp:206-281, the
+        // else branch :259-281): MIOpenBatchNormFwdTrainSpatial.cl with MIO_SAVE_MEAN_VARIANCE=0 and
+        // MIO_RUNNING_RESULT=0.
+        auto p = base;
+        p.direction = BatchNormProblem::Direction::ForwardTraining;
+        p.running_results = p.save_results = false;
+        out.push_back(p);
     }
-    if (f.integer("back") == 1) {
+    if (back == 1) {
         auto p = base;
         p.direction = BatchNormProblem::Direction::Backward;
         out.push_back(p);
@@ -361,7 +410,7 @@ std::vector<Problem> parse_activ(const std::string& command, const std::vector<s
     p.x = nchw(f);
     p.mode = static_cast<int>(f.integer("mode"));
     if (p.mode < 0 || p.mode > 9) throw InputError(fmt::format("MIOpenDriver {}: --mode {} is not 0..9", command, p.mode));
-    return forward_and_or_backward(p, f.integer("forw"));
+    return forward_and_or_backward(p, f.in_range("forw", 0, 2));
 }
 
 std::vector<Problem> parse_softmax(const std::string& command, const std::vector<std::string>& tokens) {
@@ -375,7 +424,7 @@ std::vector<Problem> parse_softmax(const std::string& command, const std::vector
     p.beta = static_cast<float>(f.real("beta"));
     if (p.algorithm < 0 || p.algorithm > 2 || p.mode < 0 || p.mode > 1)
         throw InputError(fmt::format("MIOpenDriver {}: --algorithm {} / --mode {} out of range", command, p.algorithm, p.mode));
-    return forward_and_or_backward(p, f.integer("forw"));
+    return forward_and_or_backward(p, f.in_range("forw", 0, 2));
 }
 
 std::vector<Problem> parse_lrn(const std::string& command, const std::vector<std::string>& tokens) {
@@ -419,7 +468,28 @@ std::vector<Problem> parse_tensorop(const std::string& command, const std::vecto
 
 }  // namespace
 
-std::vector<Problem> parse_driver_command(std::string_view command_line) {
+// The command's problems as the flags give them; parse_driver_command checks them.
+std::vector<Problem> parse_driver_command_unchecked(std::string_view command_line, DriverLineSource source);
+
+std::vector<Problem> parse_driver_command(std::string_view command_line, DriverLineSource source) {
+    auto problems = parse_driver_command_unchecked(command_line, source);
+    for (const auto& problem : problems) checks::check_problem(problem);
+    return problems;
+}
+
+namespace {
+
+bool has_logger_prefix(std::string_view before_driver) {
+    // "MIOpen(HIP): Command [LogCmdBNorm] ./bin/MIOpenDriver ...", LoggingPrefix() and
+    // MIOPEN_LOG_DRIVER_COMMAND (src/logger.cpp:179-198, src/include/miopen/logger.hpp:407-420, 3.3.0);
+    // the prefix may carry a process id before and an elapsed time inside.
+    const auto at = before_driver.find("MIOpen(");
+    return at != std::string_view::npos && before_driver.find(": Command [", at) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<Problem> parse_driver_command_unchecked(std::string_view command_line, DriverLineSource source) {
     const auto tokens = split_spaces(command_line);
     if (tokens.empty()) throw InputError("empty MIOpenDriver command");
     const std::string& command = tokens[0];
@@ -427,7 +497,7 @@ std::vector<Problem> parse_driver_command(std::string_view command_line) {
         return parse_conv(command, tokens);
     if (command.starts_with("bnorm") && (command == "bnorm" || command == "bnormfp16" || command == "bnormfp16fp32" ||
                                          command == "bnormbfp16" || command == "bnormbfp16fp32"))
-        return parse_bnorm(command, tokens);
+        return parse_bnorm(command, tokens, source);
     if (command == "pool" || command == "poolfp16") return parse_pool(command, tokens);
     if (command == "activ" || command == "activfp16") return parse_activ(command, tokens);
     if (command == "softmax" || command == "softmaxfp16") return parse_softmax(command, tokens);
@@ -450,8 +520,10 @@ ProblemSet parse_driver_log(std::string_view text, const std::string& origin) {
         auto rest = std::string_view(line).substr(at + std::string_view("MIOpenDriver").size());
         if (rest.starts_with(".exe")) rest.remove_prefix(4);
         if (rest.empty() || !std::isspace(static_cast<unsigned char>(rest.front()))) continue;
+        const auto source = has_logger_prefix(std::string_view(line).substr(0, at)) ? DriverLineSource::Logged
+                                                                                     : DriverLineSource::HandWritten;
         try {
-            for (auto& problem : parse_driver_command(trim(rest)))
+            for (auto& problem : parse_driver_command(trim(rest), source))
                 set.add(std::move(problem), fmt::format("{}:{}", origin, number));
         } catch (const InputError& e) {
             throw InputError(located(origin, number, e.what()));

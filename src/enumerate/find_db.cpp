@@ -1,10 +1,14 @@
 #include "kdbgen/enumerate.hpp"
 
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include <charconv>
+#include <cmath>
 
 namespace kdbgen {
 
@@ -116,17 +120,45 @@ ConvProblem parse_conv_problem_key(std::string_view key) {
     }
     if (!optional.empty() && !optional.starts_with("_c")) throw bad(fmt::format("unknown key suffix '{}'", optional));
     p.cast_suffix = std::string(optional);
+    // A problem MIOpen can form (zero batch, channels, filter, stride, dilation or groups it refuses) ...
+    try {
+        checks::check_conv_problem(p);
+    } catch (const InputError& e) {
+        throw bad(e.what());
+    }
+    // ... written the one way ProblemDescription::Serialize writes it (src/conv/problem_description.cpp:188-237,
+    // MIOpen 3.3.0): "01", "+1" or "_g1" parse but are never looked up.
+    if (const std::string canonical = p.serialize(); canonical != key)
+        throw bad(fmt::format("MIOpen writes this problem as '{}'", canonical));
     return p;
 }
+
+namespace {
+
+// Calls f(piece) for each piece of text between separators, as views: a whole
+// find-db is ~10^5 lines of ~10 items, and copying each line, item and field
+// into its own string was most of the parse.
+template <typename F>
+void for_each_piece(std::string_view text, char separator, F&& f) {
+    std::size_t start = 0;
+    while (true) {
+        const auto end = text.find(separator, start);
+        f(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+        if (end == std::string_view::npos) return;
+        start = end + 1;
+    }
+}
+
+}  // namespace
 
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys) {
     std::vector<FindDbEntry> entries;
     std::size_t number = 0;
-    for (const auto& raw : split(text, '\n')) {
+    for_each_piece(text, '\n', [&](std::string_view raw) {
         ++number;
         const auto line = trim(raw);
-        if (line.empty()) continue;
+        if (line.empty()) return;
         const auto equals = line.find('=');
         if (equals == std::string_view::npos)
             throw InputError(located(origin, number, fmt::format("no '=' in find-db line '{}'", line.substr(0, 120))));
@@ -141,44 +173,56 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
                 skip_unreadable_keys->first_line = number;
                 skip_unreadable_keys->first_reason = e.what();
             }
-            continue;
+            return;
         }
-        for (const auto& item : split(line.substr(equals + 1), ';')) {
+        for_each_piece(line.substr(equals + 1), ';', [&](std::string_view item) {
             const auto colon = item.find(':');
-            if (colon == std::string::npos)
+            if (colon == std::string_view::npos)
                 throw InputError(located(origin, number, fmt::format("solver record '{}' has no ':'", item)));
-            const std::string head = item.substr(0, colon);
-            const auto fields = split(std::string_view(item).substr(colon + 1), ',');
+            const std::string_view head = item.substr(0, colon);
+            std::array<std::string_view, 5> fields{};
+            std::size_t count = 0;
+            for_each_piece(item.substr(colon + 1), ',', [&](std::string_view field) {
+                if (count < fields.size()) fields[count] = field;
+                ++count;
+            });
             FindDbSolver solver;
             std::size_t time_at = 0;
             if (head.starts_with("miopenConvolution")) {
                 // algorithm:solver,time,workspace,algorithm,<unused>
-                if (fields.size() < 4)
+                if (count < 4)
                     throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
-                solver.solver = fields[0];
-                solver.algorithm = head;
+                solver.solver = std::string(fields[0]);
+                solver.algorithm = std::string(head);
                 time_at = 1;
             } else {
                 // solver:time,workspace,algorithm
-                if (fields.size() < 3)
+                if (count < 3)
                     throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
-                solver.solver = head;
-                solver.algorithm = fields[2];
+                solver.solver = std::string(head);
+                solver.algorithm = std::string(fields[2]);
             }
             try {
-                solver.time = std::stod(fields[time_at]);
+                solver.time = std::stod(std::string(fields[time_at]));
             } catch (const std::exception&) {
                 throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a number", fields[time_at], item)));
             }
+            // The fastest item wins (SolutionTimeComparator): a NaN or negative time would decide it wrongly.
+            if (!std::isfinite(solver.time) || solver.time < 0)
+                throw InputError(located(origin, number, fmt::format("time '{}' in '{}' is not a time", fields[time_at], item)));
             const auto workspace = parse_int(fields[time_at + 1]);
             if (!workspace)
                 throw InputError(located(origin, number,
                                          fmt::format("workspace '{}' in '{}' is not a number", fields[time_at + 1], item)));
+            if (*workspace < 0)
+                throw InputError(located(origin, number, fmt::format("workspace '{}' in '{}' is negative", fields[time_at + 1], item)));
             solver.workspace = *workspace;
             entry.solvers.push_back(std::move(solver));
-        }
+        });
         entries.push_back(std::move(entry));
-    }
+    });
+    if (entries.empty() && !(skip_unreadable_keys && skip_unreadable_keys->count))
+        throw InputError(located(origin, 0, "the find-db has no lines"));
     return entries;
 }
 
@@ -190,6 +234,32 @@ ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::strin
 
 std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys) {
     return parse_find_db(read_text_maybe_bz2(path), path.string(), skip_unreadable_keys);
+}
+
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys) {
+    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path, skip_unreadable_keys);
+    // Unpacking bzip2 was the largest single part of planning a whole find-db
+    // (gfx90a6e: 3.5 MB packed); the text is kept under the packed file's
+    // SHA-256, so a changed find-db never meets a stale text.
+    const Bytes packed = read_file(path);
+    const fs::path decoded = decoded_dir / (Sha256().add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
+    std::error_code ec;
+    if (fs::is_regular_file(decoded, ec))
+        return parse_find_db(read_text_file(decoded), path.string(), skip_unreadable_keys);
+    Bytes text;
+    try {
+        text = bz2_decompress_stream(packed);
+    } catch (const std::runtime_error& e) {
+        throw InputError(located(path.string(), 0, e.what()));
+    }
+    try {
+        fs::create_directories(decoded_dir);
+        write_file_atomic(decoded, std::span<const char>(text.data(), text.size()));
+    } catch (const std::exception&) {
+        // A cache that cannot be written only costs the next run the unpacking.
+    }
+    return parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
 }
 
 }  // namespace kdbgen

@@ -2,17 +2,62 @@
 // Shapes propagate from the input; every layer's error names the file, the
 // line of its [[layer]] table, the layer and the value.
 #include "conv_spec.hpp"
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
+#include "kdbgen/toml_checks.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
 namespace kdbgen {
 
 namespace {
+
+using checks::StrictTable;
+
+// The keys each layer type reads (docs/networks.md); any other key is a typo
+// that would silently plan a different problem (`strides = 2` for `stride`).
+const std::vector<std::string_view> kCommonKeys = {"name", "type", "from", "repeat"};
+const std::map<std::string, std::vector<std::string_view>, std::less<>> kLayerKeys = {
+    {"conv", {"out", "kernel", "stride", "pad", "dilation", "groups", "bias"}},
+    {"convtranspose", {"out", "kernel", "stride", "pad", "dilation", "groups", "bias", "output_pad"}},
+    {"batchnorm", {"mode"}},
+    {"maxpool", {"kernel", "stride", "pad"}},
+    {"avgpool", {"kernel", "stride", "pad", "count_include_pad"}},
+    {"globalavgpool", {}},
+    {"activation", {"mode"}},
+    {"relu", {}}, {"leaky_relu", {}}, {"sigmoid", {}}, {"tanh", {}}, {"elu", {}}, {"clipped_relu", {}},
+    {"relu6", {}}, {"abs", {}},
+    {"softmax", {}},
+    {"lrn", {"size", "alpha", "beta", "k", "mode"}},
+    {"add", {"with"}},
+    {"concat", {"with", "crop"}},
+    {"upsample", {"scale"}},
+    {"linear", {"out"}},
+    {"dropout", {}}, {"flatten", {}},
+};
+const std::vector<std::string_view> kBlockKeys = {"name", "repeat", "layers"};
+const std::vector<std::string_view> kNetworkKeys = {"name", "input", "batch", "data_types", "layouts", "modes"};
+const std::vector<std::string_view> kActivationModes = {"identity", "sigmoid", "logistic", "tanh", "relu", "softrelu",
+                                                        "abs", "power", "clipped_relu", "relu6", "leaky_relu", "elu"};
+
+std::vector<std::string_view> layer_types() {
+    std::vector<std::string_view> out;
+    for (const auto& [type, keys] : kLayerKeys) out.push_back(type);
+    return out;
+}
+
+std::vector<std::string_view> keys_of_layer(const std::string& type) {
+    std::vector<std::string_view> keys = kCommonKeys;
+    const auto it = kLayerKeys.find(type);
+    if (it != kLayerKeys.end()) keys.insert(keys.end(), it->second.begin(), it->second.end());
+    return keys;
+}
 
 // A tensor between layers: per-sample dims C, [D,] H, W, and whether the
 // gradient with respect to it is computed in training (not for the input).
@@ -62,9 +107,11 @@ private:
     // [[layer]] with layers = [ {...}, ... ] and repeat = N: a block run N
     // times; "@in" is each iteration's input, names are local to it.
     void run_block(const toml::table& block, Tensor& current, std::size_t index) {
-        const std::string block_name = block["name"].value_or(fmt::format("block {}", index));
-        const long repeat = block["repeat"].value_or(1L);
-        if (repeat < 1) throw error(block, block_name, fmt::format("repeat {} must be at least 1", repeat));
+        const std::string fallback = fmt::format("block {}", index);
+        const std::string block_name = StrictTable(block, path_.string(), fallback).string("name").value_or(fallback);
+        const StrictTable checked(block, path_.string(), fmt::format("block '{}'", block_name));
+        checked.allow_only(kBlockKeys, "a block (a [[layer]] with 'layers')");
+        const long repeat = checked.integer("repeat", 1, 1, checks::kMaxRepeat);
         const auto* layers = block.get_as<toml::array>("layers");
         if (!layers) throw error(block, block_name, "'layers' must be a list of tables");
         for (long r = 0; r < repeat; ++r) {
@@ -82,11 +129,12 @@ private:
         }
     }
 
-    long int_param(const toml::table& t, const std::string& layer, std::string_view key, long fallback) const {
-        const toml::node* node = t.get(key);
-        if (!node) return fallback;
-        if (const auto v = node->value<long>()) return *v;
-        throw error(*node, layer, fmt::format("'{}' must be a whole number", key));
+    StrictTable strict(const toml::table& t, const std::string& layer) const {
+        return StrictTable(t, path_.string(), fmt::format("layer '{}'", layer));
+    }
+    long int_param(const toml::table& t, const std::string& layer, std::string_view key, long fallback,
+                   long minimum = 1) const {
+        return strict(t, layer).integer(key, fallback, minimum, checks::kMaxDimension);
     }
 
     // kernel = 3 or [3, 3] (or [3, 3, 3]): one value per spatial dimension.
@@ -94,23 +142,26 @@ private:
                                     std::size_t dims, long fallback, long minimum) const {
         const toml::node* node = t.get(key);
         std::vector<long> values(dims, fallback);
+        const auto bad = [&](const std::string& why) { return strict(t, layer).error(node, key, why); };
         if (node) {
-            if (const auto v = node->value<long>()) {
-                values.assign(dims, *v);
+            // Whole numbers only: `kernel = 3.0` or "3" is refused, not rounded.
+            if (const auto* v = node->as_integer()) {
+                values.assign(dims, static_cast<long>(std::clamp<int64_t>(v->get(), LONG_MIN, LONG_MAX)));
             } else if (const auto* array = node->as_array()) {
-                if (array->size() != dims)
-                    throw error(*node, layer, fmt::format("'{}' needs {} values, has {}", key, dims, array->size()));
+                if (array->size() != dims) throw bad(fmt::format("needs {} values, has {}", dims, array->size()));
                 for (std::size_t i = 0; i < dims; ++i) {
-                    const auto v = (*array)[i].value<long>();
-                    if (!v) throw error(*node, layer, fmt::format("'{}' holds a value that is not a whole number", key));
-                    values[i] = *v;
+                    const auto* v = (*array)[i].as_integer();
+                    if (!v) throw bad("holds a value that is not a whole number");
+                    values[i] = static_cast<long>(v->get());
                 }
             } else {
-                throw error(*node, layer, fmt::format("'{}' must be a number or a list of numbers", key));
+                throw bad("must be a whole number or a list of whole numbers");
             }
         }
-        for (const long v : values)
-            if (v < minimum) throw error(node ? *node : t, layer, fmt::format("'{}' value {} is below {}", key, v, minimum));
+        for (const long v : values) {
+            if (v < minimum) throw bad(fmt::format("value {} is below {}", v, minimum));
+            if (v > checks::kMaxDimension) throw bad(fmt::format("value {} is beyond {}", v, checks::kMaxDimension));
+        }
         return values;
     }
 
@@ -125,6 +176,17 @@ private:
         std::vector<long> dims{variant_.batch};
         dims.insert(dims.end(), t.dims.begin(), t.dims.end());
         return TensorShape{dims};
+    }
+
+    // Every problem is checked (positive sizes, tensors within limits) where the layer is known.
+    template <typename P>
+    void add(const toml::table& t, const std::string& layer, const P& problem) {
+        try {
+            checks::check_problem(problem);
+        } catch (const InputError& e) {
+            throw error(t, layer, e.what());
+        }
+        out_.add(problem, origin(layer));
     }
 
     DataType data_type() const { return parse_data_type(variant_.data_type); }
@@ -149,12 +211,16 @@ private:
         s.strides = spatial_param(t, layer, "stride", dims, 1, 1);
         s.pads = spatial_param(t, layer, "pad", dims, 0, 0);
         s.dilations = spatial_param(t, layer, "dilation", dims, 1, 1);
-        if (const auto* g = t.get("groups"); g && g->value<std::string>() == "depthwise") s.groups = s.c;
-        else s.groups = int_param(t, layer, "groups", 1);
-        if (s.groups < 1) throw error(t, layer, fmt::format("groups {} must be at least 1", s.groups));
+        if (const auto* g = t.get("groups"); g && g->is_string()) {
+            if (g->value<std::string>() != "depthwise")
+                throw strict(t, layer).error(g, "groups", "must be a whole number or \"depthwise\"");
+            s.groups = s.c;
+        } else {
+            s.groups = int_param(t, layer, "groups", 1);
+        }
         if (s.c % s.groups != 0 || s.k % s.groups != 0)
             throw error(t, layer, fmt::format("channels {} -> {} are not divisible by {} groups", s.c, s.k, s.groups));
-        s.bias = t["bias"].value_or(false);
+        s.bias = strict(t, layer).boolean("bias", false);
         s.in = current.spatial();
         s.transpose = type == "convtranspose";
         const auto output_pad = spatial_param(t, layer, "output_pad", dims, 0, 0);
@@ -173,7 +239,7 @@ private:
         s.types = types;
         // PyTorch computes no gradient for the network input: no backward-data there.
         const bool train = variant_.training;
-        for (auto& p : conv_problems(s, true, train && current.needs_grad, train)) out_.add(p, origin(layer));
+        for (auto& p : conv_problems(s, true, train && current.needs_grad, train)) add(t, layer, p);
         current.dims[0] = s.k;
         for (std::size_t i = 0; i < dims; ++i) current.dims[i + 1] = s.out[i];
         current.needs_grad = true;
@@ -183,7 +249,8 @@ private:
         const std::size_t dims = current.dims.size() - 1;
         PoolingProblem p;
         p.mode = type == "maxpool" ? PoolingProblem::Mode::Max : PoolingProblem::Mode::Average;
-        if (type == "avgpool" && t["count_include_pad"].value_or(false)) p.mode = PoolingProblem::Mode::AverageInclusive;
+        if (type == "avgpool" && strict(t, layer).boolean("count_include_pad", false))
+            p.mode = PoolingProblem::Mode::AverageInclusive;
         if (type == "globalavgpool") {
             p.window = current.spatial();
             p.strides = p.window;
@@ -207,10 +274,10 @@ private:
         p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : 0;
         if (p.data_type != DataType::Int8) {
             p.save_index = variant_.training;
-            out_.add(p, origin(layer));
+            add(t, layer, p);
             if (variant_.training) {
                 p.direction = PoolingProblem::Direction::Backward;
-                out_.add(p, origin(layer));
+                add(t, layer, p);
             }
         }
         current = out;
@@ -220,39 +287,40 @@ private:
         static const std::map<std::string, int> kModes = {
             {"identity", 0}, {"sigmoid", 1}, {"logistic", 1}, {"tanh", 2},     {"relu", 3},       {"softrelu", 4},
             {"abs", 5},      {"power", 6},   {"clipped_relu", 7}, {"relu6", 7}, {"leaky_relu", 8}, {"elu", 9}};
-        const std::string mode = type == "activation" ? t["mode"].value_or(std::string()) : type;
+        const std::string mode = type == "activation" ? strict(t, layer).word("mode", "", kActivationModes) : type;
         const auto it = kModes.find(mode);
-        if (it == kModes.end()) throw error(t, layer, fmt::format("unknown activation '{}'", mode));
+        if (it == kModes.end()) throw error(t, layer, "'activation' needs a 'mode', one of " + checks::one_of(kActivationModes));
         ActivationProblem p;
         p.mode = it->second;
         p.x = batched(current);
         p.data_type = data_type();
         if (p.data_type == DataType::Int8) return;
-        out_.add(p, origin(layer));
+        add(t, layer, p);
         if (variant_.training) {
             p.direction = ActivationProblem::Direction::Backward;
-            out_.add(p, origin(layer));
+            add(t, layer, p);
         }
     }
 
     void run_layer(const toml::table& t, Tensor& current, const std::string& fallback_name,
                    std::map<std::string, Tensor>& scope) {
-        const auto type_node = t["type"].value<std::string>();
-        const std::string layer = t["name"].value_or(fallback_name);
+        const std::string layer = StrictTable(t, path_.string(), fallback_name).string("name").value_or(fallback_name);
+        const StrictTable checked = strict(t, layer);
+        const auto type_node = checked.string("type");
         if (!type_node) throw error(t, layer, "needs a 'type'");
         const std::string type = *type_node;
-        if (const auto from = t["from"].value<std::string>()) current = lookup(t, layer, *from, scope);
-        const long repeat = t["repeat"].value_or(1L);
-        if (repeat < 1) throw error(t, layer, fmt::format("repeat {} must be at least 1", repeat));
+        if (!kLayerKeys.count(type))
+            throw checked.error(t.get("type"), "type", "is not a layer type" + checks::did_you_mean(type, layer_types()));
+        checked.allow_only(keys_of_layer(type), fmt::format("a {} layer", type));
+        if (const auto from = checked.string("from")) current = lookup(t, layer, *from, scope);
+        const long repeat = checked.integer("repeat", 1, 1, checks::kMaxRepeat);
         for (long r = 0; r < repeat; ++r) {
             const std::string name = repeat == 1 ? layer : fmt::format("{}[{}]", layer, r);
             if (type == "conv" || type == "convtranspose") {
                 run_conv(t, name, type, current);
             } else if (type == "batchnorm") {
                 BatchNormProblem p;
-                const std::string mode = t["mode"].value_or(std::string("spatial"));
-                if (mode != "spatial" && mode != "per_activation")
-                    throw error(t, name, fmt::format("batchnorm mode '{}' is not spatial or per_activation", mode));
+                const std::string mode = checked.word("mode", "spatial", {"spatial", "per_activation"});
                 p.mode = mode == "spatial" ? BatchNormProblem::Mode::Spatial : BatchNormProblem::Mode::PerActivation;
                 p.x = batched(current);
                 p.data_type = data_type();
@@ -264,10 +332,10 @@ private:
                 if (p.data_type != DataType::Int8) {
                     p.direction = variant_.training ? BatchNormProblem::Direction::ForwardTraining
                                                     : BatchNormProblem::Direction::ForwardInference;
-                    out_.add(p, origin(name));
+                    add(t, name, p);
                     if (variant_.training) {
                         p.direction = BatchNormProblem::Direction::Backward;
-                        out_.add(p, origin(name));
+                        add(t, name, p);
                     }
                 }
             } else if (type == "maxpool" || type == "avgpool" || type == "globalavgpool") {
@@ -282,29 +350,31 @@ private:
                     p.x = batched(current);
                     while (p.x.dims.size() < 4) p.x.dims.push_back(1);
                     p.data_type = data_type();
-                    out_.add(p, origin(name));
+                    add(t, name, p);
                     if (variant_.training) {
                         p.direction = SoftmaxProblem::Direction::Backward;
-                        out_.add(p, origin(name));
+                        add(t, name, p);
                     }
                 } else {
                     LrnProblem p;
                     p.x = batched(current);
+                    // miopenLRNMode_t: WITHIN_CHANNEL 0, CROSS_CHANNEL 1 (include/miopen/miopen.h, 3.3.0).
                     p.size = int_param(t, name, "size", 5);
-                    p.alpha = t["alpha"].value_or(1e-4);
-                    p.beta = t["beta"].value_or(0.75);
-                    p.k = t["k"].value_or(1.0);
-                    p.mode = t["mode"].value_or(std::string("cross_channel")) == "within_channel" ? 0 : 1;
+                    p.alpha = checked.real("alpha", 1e-4, -1e30, 1e30);
+                    p.beta = checked.real("beta", 0.75, -1e30, 1e30);
+                    p.k = checked.real("k", 1.0, -1e30, 1e30);
+                    p.mode = checked.word("mode", "cross_channel", {"cross_channel", "within_channel"}) == "within_channel"
+                                 ? 0 : 1;
                     p.data_type = data_type();
                     p.save_scale = variant_.training;
-                    out_.add(p, origin(name));
+                    add(t, name, p);
                     if (variant_.training) {
                         p.direction = LrnProblem::Direction::Backward;
-                        out_.add(p, origin(name));
+                        add(t, name, p);
                     }
                 }
             } else if (type == "add") {
-                const auto with = t["with"].value<std::string>();
+                const auto with = checked.string("with");
                 if (!with) throw error(t, name, "'add' needs 'with' = the layer to add");
                 const Tensor& other = lookup(t, name, *with, scope);
                 if (other.dims != current.dims)
@@ -315,13 +385,13 @@ private:
                     p.a = batched(current);
                     p.b = batched(other);
                     p.data_type = data_type();
-                    out_.add(p, origin(name));
+                    add(t, name, p);
                 }
                 current.needs_grad = current.needs_grad || other.needs_grad;
             } else if (type == "concat") {
                 const auto* with = t.get_as<toml::array>("with");
                 if (!with) throw error(t, name, "'concat' needs 'with' = [layers to join on channels]");
-                const bool crop = t["crop"].value_or(false);
+                const bool crop = checked.boolean("crop", false);
                 for (const auto& item : *with) {
                     const auto other_name = item.value<std::string>();
                     if (!other_name) throw error(t, name, "'with' holds a value that is not a layer name");
@@ -349,6 +419,11 @@ private:
             } else {
                 throw error(t, name, fmt::format("unknown layer type '{}'", type));
             }
+            try {
+                checks::check_tensor(batched(current).dims, data_type(), "output tensor");
+            } catch (const InputError& e) {
+                throw error(t, name, e.what());
+            }
         }
         scope[layer] = current;
     }
@@ -360,21 +435,57 @@ private:
 };
 
 template <typename T>
-std::vector<T> list_of(const toml::table& table, std::string_view key, const fs::path& path, std::vector<T> fallback) {
-    const toml::node* node = table.get(key);
+std::vector<T> list_of(const StrictTable& table, std::string_view key, std::vector<T> fallback) {
+    const toml::node* node = table.table().get(key);
     if (!node) return fallback;
-    std::vector<T> values;
-    if (const auto v = node->value<T>()) return {*v};
+    const auto item_of = [&](const toml::node& item) -> T {
+        if constexpr (std::is_same_v<T, long>) {
+            if (const auto* v = item.as_integer()) return static_cast<long>(v->get());
+            throw table.error(node, key, fmt::format("holds {}, not a whole number", checks::toml_value_text(item)));
+        } else {
+            if (const auto* v = item.as_string()) return v->get();
+            throw table.error(node, key, fmt::format("holds {}, not a string", checks::toml_value_text(item)));
+        }
+    };
     const auto* array = node->as_array();
-    if (!array) throw InputError(located(path.string(), node->source().begin.line, fmt::format("'{}' must be a list", key)));
-    for (const auto& item : *array) {
-        const auto v = item.value<T>();
-        if (!v)
-            throw InputError(located(path.string(), item.source().begin.line,
-                                     fmt::format("'{}' holds a value of the wrong type", key)));
-        values.push_back(*v);
-    }
+    if (!array) return {item_of(*node)};
+    if (array->empty()) throw table.error(node, key, "is an empty list");
+    if (array->size() > checks::kMaxListValues)
+        throw table.error(node, key, fmt::format("has {} values, more than {}", array->size(), checks::kMaxListValues));
+    std::vector<T> values;
+    for (const auto& item : *array) values.push_back(item_of(item));
     return values;
+}
+
+// Layers one variant of the network runs: a block's layers times its repeat,
+// each layer times its own. Read before anything runs, so a repeat of 1e7
+// is refused at once.
+std::size_t layer_runs(const toml::table& root, const fs::path& path) {
+    const auto* items = root.get_as<toml::array>("layer");
+    if (!items) return 0;
+    std::size_t runs = 0;
+    const auto repeat_of = [&](const toml::table& t, const std::string& fallback) {
+        const auto* name = t.get_as<std::string>("name");
+        const std::string context = fmt::format("{} '{}'", t.contains("layers") ? "block" : "layer",
+                                                name ? name->get() : fallback);
+        return static_cast<std::size_t>(StrictTable(t, path.string(), context).integer("repeat", 1, 1, checks::kMaxRepeat));
+    };
+    std::size_t index = 0;
+    for (const auto& node : *items) {
+        const auto* table = node.as_table();
+        if (!table) continue;
+        ++index;
+        std::size_t one = repeat_of(*table, fmt::format("{} {}", table->contains("layers") ? "block" : "layer", index));
+        if (const auto* layers = table->get_as<toml::array>("layers")) {
+            std::size_t inner = 0;
+            for (const auto& layer : *layers)
+                if (const auto* t = layer.as_table()) inner += repeat_of(*t, fmt::format("block {} layer", index));
+            one *= inner;
+        }
+        runs += one;
+        if (runs > checks::kMaxLayerRuns) break;  // no overflow: each term is at most 1e4 * 1e4 * layers
+    }
+    return runs;
 }
 
 }  // namespace
@@ -386,39 +497,61 @@ ProblemSet read_network(const fs::path& path, const NetworkExpansion& overrides)
     } catch (const toml::parse_error& e) {
         throw InputError(located(path.string(), e.source().begin.line, std::string(e.description())));
     }
-    const auto* network = root.get_as<toml::table>("network");
-    if (!network) throw InputError(located(path.string(), 0, "no [network] table"));
-    const auto input_dims = list_of<long>(*network, "input", path, {});
+    StrictTable(root, path.string(), "").allow_only({"network", "layer"}, "a network file ([network] and [[layer]])");
+    if (root.contains("network") && !root.get_as<toml::table>("network"))
+        throw InputError(located(path.string(), root.get("network")->source().begin.line, "'network' must be a table"));
+    if (root.contains("layer") && !root.get_as<toml::array>("layer"))
+        throw InputError(located(path.string(), root.get("layer")->source().begin.line,
+                                 "'layer' must be a list of tables ([[layer]])"));
+    const auto* network_table = root.get_as<toml::table>("network");
+    if (!network_table) throw InputError(located(path.string(), 0, "no [network] table"));
+    const StrictTable network(*network_table, path.string(), "[network]");
+    network.allow_only(kNetworkKeys, "[network]");
+    network.string("name");
+    const auto input_dims = list_of<long>(network, "input", {});
     if (input_dims.size() != 3 && input_dims.size() != 4)
-        throw InputError(located(path.string(), network->source().begin.line,
-                                 "[network] input must be [C, H, W] or [C, D, H, W]"));
+        throw network.error(network_table->get("input"), "input", "must be [C, H, W] or [C, D, H, W]");
     for (const long d : input_dims)
-        if (d <= 0) throw InputError(located(path.string(), network->source().begin.line,
-                                             fmt::format("[network] input size {} is not positive", d)));
-    const auto batches = overrides.batch_sizes.empty() ? list_of<long>(*network, "batch", path, {1}) : overrides.batch_sizes;
-    const auto types = overrides.data_types.empty() ? list_of<std::string>(*network, "data_types", path, {"FP32"})
+        if (d <= 0 || d > checks::kMaxDimension)
+            throw network.error(network_table->get("input"), "input", fmt::format("size {} is not between 1 and {}", d,
+                                                                                  checks::kMaxDimension));
+    const auto batches = overrides.batch_sizes.empty() ? list_of<long>(network, "batch", {1}) : overrides.batch_sizes;
+    const auto types = overrides.data_types.empty() ? list_of<std::string>(network, "data_types", {"FP32"})
                                                     : overrides.data_types;
     const auto layouts = overrides.layouts.empty()
-                             ? list_of<std::string>(*network, "layouts", path, {input_dims.size() == 4 ? "NCDHW" : "NCHW"})
+                             ? list_of<std::string>(network, "layouts", {input_dims.size() == 4 ? "NCDHW" : "NCHW"})
                              : overrides.layouts;
-    const auto modes = overrides.modes.empty() ? list_of<std::string>(*network, "modes", path, {"inference"}) : overrides.modes;
+    const auto modes = overrides.modes.empty() ? list_of<std::string>(network, "modes", {"inference"}) : overrides.modes;
     for (const long b : batches)
-        if (b <= 0) throw InputError(located(path.string(), network->source().begin.line, fmt::format("batch size {} is not positive", b)));
+        if (b <= 0 || b > checks::kMaxDimension)
+            throw network.error(network_table->get("batch"), "batch", fmt::format("batch size {} is not between 1 and {}", b,
+                                                                                  checks::kMaxDimension));
     for (const auto& t : types) {
         try {
             parse_data_type(t);
         } catch (const InputError& e) {
-            throw InputError(located(path.string(), network->source().begin.line, e.what()));
+            throw network.error(network_table->get("data_types"), "data_types", e.what());
         }
     }
+    const std::vector<std::string_view> kLayouts = {"NCHW", "NHWC", "NCDHW", "NDHWC"};
     for (const auto& l : layouts)
-        if (l != "NCHW" && l != "NHWC" && l != "NCDHW" && l != "NDHWC")
-            throw InputError(located(path.string(), network->source().begin.line,
-                                     fmt::format("layout '{}' is not NCHW, NHWC, NCDHW or NDHWC", l)));
+        if (std::find(kLayouts.begin(), kLayouts.end(), std::string_view(l)) == kLayouts.end())
+            throw network.error(network_table->get("layouts"), "layouts",
+                                fmt::format("layout '{}' is not {}{}", l, checks::one_of(kLayouts),
+                                            checks::did_you_mean(l, kLayouts)));
+    const std::vector<std::string_view> kModes = {"inference", "training"};
     for (const auto& m : modes)
-        if (m != "inference" && m != "training")
-            throw InputError(located(path.string(), network->source().begin.line,
-                                     fmt::format("mode '{}' is not inference or training", m)));
+        if (std::find(kModes.begin(), kModes.end(), std::string_view(m)) == kModes.end())
+            throw network.error(network_table->get("modes"), "modes",
+                                fmt::format("mode '{}' is not {}{}", m, checks::one_of(kModes),
+                                            checks::did_you_mean(m, kModes)));
+    const std::size_t variants = batches.size() * types.size() * layouts.size() * modes.size();
+    const std::size_t runs = layer_runs(root, path);
+    if (runs > checks::kMaxLayerRuns || runs * variants > checks::kMaxLayerRuns)
+        throw network.error(fmt::format("the network runs {}{} layers in each of its {} variant(s), more than the {} "
+                                        "kdbgen plans from one file (check the repeat counts)",
+                                        runs > checks::kMaxLayerRuns ? "over " : "", runs, variants,
+                                        checks::kMaxLayerRuns));
     ProblemSet set;
     for (const long batch : batches)
         for (const auto& type : types)

@@ -3,6 +3,7 @@
 // One-dimensional convolutions and pools become two-dimensional ones with
 // height 1, as PyTorch's MIOpen backend runs them.
 #include "conv_spec.hpp"
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ public:
         }
         // Shapes stored in the model were inferred for its own batch size: drop
         // them and let inference redo them for ours.
+        check_attributes(*graph);
         graph->clear_value_info();
         for (auto& output : *graph->mutable_output()) output.mutable_type()->mutable_tensor_type()->clear_shape();
         try {
@@ -62,6 +64,40 @@ public:
     }
 
 private:
+    // Attributes that would make ONNX's own shape inference divide by zero (a stride or group of 0
+    // ends the process with SIGFPE inside libonnx) or describe no MIOpen problem: checked first.
+    void check_attributes(const onnx::GraphProto& graph) const {
+        int index = 0;
+        for (const auto& node : graph.node()) {
+            const std::string name = node_name(node, index++);
+            const std::string& op = node.op_type();
+            const bool conv = op == "Conv" || op == "ConvTranspose";
+            const bool pool = op == "MaxPool" || op == "AveragePool";
+            if (!conv && !pool) continue;
+            const auto ints_at_least = [&](std::string_view attr, long minimum) {
+                const auto* a = attribute(node, attr);
+                if (!a) return;
+                if (a->type() != onnx::AttributeProto::INTS)
+                    throw error(name, fmt::format("attribute '{}' must be a list of integers", attr));
+                for (const auto v : a->ints())
+                    if (v < minimum || v > checks::kMaxDimension)
+                        throw error(name, fmt::format("attribute {} = [{}]: {} is not between {} and {}", attr,
+                                                      fmt::join(a->ints(), ", "), v, minimum, checks::kMaxDimension));
+            };
+            ints_at_least("strides", 1);
+            ints_at_least("kernel_shape", 1);
+            ints_at_least("pads", 0);
+            ints_at_least("dilations", 1);
+            if (const auto* g = attribute(node, "group"); g && conv) {
+                if (g->type() != onnx::AttributeProto::INT)
+                    throw error(name, "attribute 'group' must be an integer");
+                if (g->i() < 1 || g->i() > checks::kMaxDimension)
+                    throw error(name, fmt::format("attribute group = {} is not between 1 and {}", g->i(),
+                                                  checks::kMaxDimension));
+            }
+        }
+    }
+
     std::string node_name(const onnx::NodeProto& node, int index) const {
         return node.name().empty() ? fmt::format("{}#{}", node.op_type(), index) : node.name();
     }
@@ -92,6 +128,15 @@ private:
     static float real(const onnx::NodeProto& node, std::string_view name, float fallback) {
         const auto* a = attribute(node, name);
         return a ? a->f() : fallback;
+    }
+    template <typename P>
+    void add(const std::string& node, const P& problem) {
+        try {
+            checks::check_problem(problem);
+        } catch (const InputError& e) {
+            throw error(node, e.what());
+        }
+        out_.add(problem, origin(node));
     }
     std::string origin(const std::string& node) const {
         const std::string batch = options_.batch_size > 0 ? std::to_string(options_.batch_size) : "of the model";
@@ -125,17 +170,23 @@ private:
         if (op == "Conv" || op == "ConvTranspose") return visit_conv(node, name, op == "ConvTranspose");
         if (op == "BatchNormalization") {
             BatchNormProblem p;
-            p.x = TensorShape{as_2d(shape(name, node.input(0)))};
+            const auto x = shape(name, node.input(0));
+            // MIOpen's batch norm takes 3- to 5-D tensors (miopenBatchNormalizationForward*
+            // throw BadParm below 3, src/ocl/batchnormocl.cpp:227-230, MIOpen 3.3.0).
+            if (x.size() < 3 || x.size() > 5)
+                throw error(name, fmt::format("BatchNormalization input '{}' has rank {}, MIOpen takes 3 to 5",
+                                              node.input(0), x.size()));
+            p.x = TensorShape{as_2d(x)};
             p.data_type = type_;
             p.param_type = (type_ == DataType::Half || type_ == DataType::BFloat16) ? DataType::Float : type_;
             p.layout = p.x.dims.size() == 5 ? "NCDHW" : "NCHW";
             p.fold_depth();
             p.direction = training_ ? BatchNormProblem::Direction::ForwardTraining
                                     : BatchNormProblem::Direction::ForwardInference;
-            out_.add(p, origin(name));
+            add(name, p);
             if (training_) {
                 p.direction = BatchNormProblem::Direction::Backward;
-                out_.add(p, origin(name));
+                add(name, p);
             }
             return;
         }
@@ -146,14 +197,17 @@ private:
         if (const auto it = kActivations.find(op); it != kActivations.end()) {
             ActivationProblem p;
             auto dims = shape(name, node.input(0));
+            if (dims.size() < 2 || dims.size() > 5)
+                throw error(name, fmt::format("{} input '{}' has rank {}, kdbgen plans 2 to 5", op, node.input(0),
+                                              dims.size()));
             while (dims.size() < 4) dims.push_back(1);
             p.x = TensorShape{dims};
             p.mode = it->second;
             p.data_type = type_;
-            out_.add(p, origin(name));
+            add(name, p);
             if (training_) {
                 p.direction = ActivationProblem::Direction::Backward;
-                out_.add(p, origin(name));
+                add(name, p);
             }
             return;
         }
@@ -166,26 +220,29 @@ private:
             p.algorithm = op == "LogSoftmax" ? 2 : 1;
             p.mode = 1;
             p.data_type = type_;
-            out_.add(p, origin(name));
+            add(name, p);
             if (training_) {
                 p.direction = SoftmaxProblem::Direction::Backward;
-                out_.add(p, origin(name));
+                add(name, p);
             }
             return;
         }
         if (op == "LRN") {
             LrnProblem p;
             p.x = TensorShape{shape(name, node.input(0))};
+            if (p.x.dims.size() != 4)
+                throw error(name, fmt::format("LRN input '{}' has rank {}, MIOpen's LRN takes 4", node.input(0),
+                                              p.x.dims.size()));
             p.size = integer(node, "size", 5);
             p.alpha = real(node, "alpha", 1e-4f);
             p.beta = real(node, "beta", 0.75f);
             p.k = real(node, "bias", 1.0f);
             p.data_type = type_;
             p.save_scale = training_;
-            out_.add(p, origin(name));
+            add(name, p);
             if (training_) {
                 p.direction = LrnProblem::Direction::Backward;
-                out_.add(p, origin(name));
+                add(name, p);
             }
         }
     }
@@ -215,13 +272,16 @@ private:
         s.types = type_ == DataType::Int8 ? "INT8INT8INT32" : std::string(key_name(type_));
         if (s.c % s.groups != 0) throw error(name, fmt::format("channels {} not divisible by group {}", s.c, s.groups));
         const bool input_grad = training_ && !graph_inputs_.count(node.input(0));
-        for (auto& p : conv_problems(s, true, input_grad, training_)) out_.add(p, origin(name));
+        for (auto& p : conv_problems(s, true, input_grad, training_)) add(name, p);
     }
 
     void visit_pool(const onnx::NodeProto& node, const std::string& name) {
         const std::string& op = node.op_type();
         const auto x = shape(name, node.input(0));
         const auto y = shape(name, node.output(0));
+        if (x.size() < 3 || x.size() > 5 || y.size() != x.size())
+            throw error(name, fmt::format("{} input rank {} / output rank {} is not a 1-D, 2-D or 3-D pooling", op,
+                                          x.size(), y.size()));
         const std::size_t raw_dims = x.size() - 2;
         PoolingProblem p;
         p.x = TensorShape{as_2d(x)};
@@ -246,10 +306,10 @@ private:
         }
         p.save_index = training_;
         p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : 0;  // mask indices are 2-D only
-        out_.add(p, origin(name));
+        add(name, p);
         if (training_) {
             p.direction = PoolingProblem::Direction::Backward;
-            out_.add(p, origin(name));
+            add(name, p);
         }
     }
 

@@ -1,5 +1,7 @@
+#include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/toml_checks.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -35,9 +37,12 @@ std::vector<std::string> string_list(const fs::path& file, const toml::table& ta
         const auto* text = item.as_string();
         if (!text)
             throw InputError(located(file.string(), item.source().begin.line,
-                                     fmt::format("'{}' holds a value that is not a string", key)));
+                                     fmt::format("{} = {}: holds {}, not a string", key, checks::toml_value_text(*node),
+                                                 checks::toml_value_text(item))));
         values.push_back(text->get());
     }
+    if (required && values.empty())
+        throw InputError(located(file.string(), node->source().begin.line, fmt::format("{} = []: is empty", key)));
     return values;
 }
 
@@ -50,6 +55,7 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
     } catch (const toml::parse_error& e) {
         throw InputError(located(manifest.string(), e.source().begin.line, std::string(e.description())));
     }
+    checks::StrictTable(root, manifest.string(), "").allow_only({"kernel"}, "a kernel manifest ([[kernel]] tables)");
     Plan plan;
     plan.targets = targets;
     const auto* kernels = root.get_as<toml::array>("kernel");
@@ -59,6 +65,8 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
         const auto* table = node.as_table();
         if (!table) throw InputError(located(manifest.string(), node.source().begin.line, "kernel is not a table"));
         const auto line = table->source().begin.line;
+        checks::StrictTable(*table, manifest.string(), "[[kernel]]")
+            .allow_only({"file", "symbols", "options", "targets"}, "a [[kernel]] table");
         const auto file = string_list(manifest, *table, "file", true);
         if (file.size() != 1)
             throw InputError(located(manifest.string(), line, "'file' must be one file name"));
@@ -70,6 +78,19 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
         const auto symbols = string_list(manifest, *table, "symbols", true);
         auto variants = string_list(manifest, *table, "options", true);
         const auto only = string_list(manifest, *table, "targets", false);
+        for (const auto& symbol : symbols)
+            if (symbol.empty() || symbol.find_first_of(" \t") != std::string::npos)
+                throw InputError(located(manifest.string(), line, fmt::format("symbols: \"{}\" is not a kernel name", symbol)));
+        // A prefix no processor has would silently drop the kernel from every kdb.
+        for (const auto& prefix : only) {
+            bool known = false;
+            for (const auto& name : split(known_processor_names(), ','))
+                known = known || trim(name).starts_with(prefix);
+            if (!known || prefix.empty())
+                throw InputError(located(manifest.string(), line,
+                                         fmt::format("targets: \"{}\" is the start of no processor kdbgen knows ({})", prefix,
+                                                     known_processor_names())));
+        }
         for (const auto& target : targets) {
             if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& prefix) {
                     return target.name().starts_with(prefix);

@@ -109,6 +109,7 @@ MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string
         throw InputError(located(cmake.string(), 0, "no rocm_setup_version(VERSION x.y.z): cannot tell the MIOpen version"));
     MiopenTree tree;
     tree.root_ = dir;
+    tree.kernels_dir_ = tree.root_ / "src" / "kernels";
     tree.detected_ = parse_miopen_version(match[1].str());
     tree.version_ = tree.detected_;
     if (assume_version) {

@@ -29,7 +29,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
 #include <functional>
+#include <iterator>
+#include <thread>
 #include <map>
 #include <set>
 
@@ -95,9 +99,10 @@ struct TargetDatabases {
 // reported as unreadable_lines), as MIOpen's own lookups never reach them.
 enum class FindDbOrigin { Given, MiopenTree };
 
-FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units, FindDbOrigin origin) {
+FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units, FindDbOrigin origin,
+                              const fs::path& decoded_dir) {
     FindDbFile file{path, compute_units, {}, {}};
-    for (auto& entry : read_find_db(path, origin == FindDbOrigin::MiopenTree ? &file.unreadable : nullptr)) {
+    for (auto& entry : read_find_db(path, decoded_dir, origin == FindDbOrigin::MiopenTree ? &file.unreadable : nullptr)) {
         auto [it, added] = file.lines.try_emplace(entry.key);
         if (added) it->second.problem = std::move(entry.problem);
         auto& items = it->second.items;
@@ -117,18 +122,20 @@ std::vector<FindDbFile> target_find_dbs(const Target& target, const SolverPlanOp
         const std::string name = path.filename().string();
         if (!target.arch_wide()) {
             if (name.starts_with(target.db_basename() + "."))
-                out.push_back(read_find_db_file(path, target.compute_units, FindDbOrigin::Given));
+                out.push_back(
+                    read_find_db_file(path, target.compute_units, FindDbOrigin::Given, options.decoded_find_db_dir));
         } else if (const auto cus = db_file_compute_units(name, target.db_id())) {
-            out.push_back(read_find_db_file(path, *cus, FindDbOrigin::Given));
+            out.push_back(read_find_db_file(path, *cus, FindDbOrigin::Given, options.decoded_find_db_dir));
         }
     }
     if (!out.empty() || !options.tree) return out;
     if (!target.arch_wide()) {
         if (const auto path = options.tree->find_db(target))
-            out.push_back(read_find_db_file(*path, target.compute_units, FindDbOrigin::MiopenTree));
+            out.push_back(
+                read_find_db_file(*path, target.compute_units, FindDbOrigin::MiopenTree, options.decoded_find_db_dir));
     } else {
         for (const auto& [path, cus] : options.tree->find_dbs_of(target))
-            out.push_back(read_find_db_file(path, cus, FindDbOrigin::MiopenTree));
+            out.push_back(read_find_db_file(path, cus, FindDbOrigin::MiopenTree, options.decoded_find_db_dir));
     }
     return out;
 }
@@ -203,6 +210,14 @@ std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const
     build.target = target;
     build.kernels = kernel.symbols;
     build.include_dirs = {tree.kernels_dir()};
+    // MIOpen embeds every kernel header under its bare name (src/CMakeLists.txt:365 globs
+    // kernels/static_composable_kernel/include/*/*.hpp into the kernel includes, MIOpen 3.3.0), so the static
+    // composable kernels include each other's headers without folders: search them all.
+    const auto ck_root = tree.kernels_dir() / "static_composable_kernel";
+    if (build.source.string().starts_with(ck_root.string())) {
+        for (const char* dir : {"utility", "tensor_description", "tensor_operation", "kernel_algorithm"})
+            build.include_dirs.push_back(ck_root / "include" / dir);
+    }
     return build;
 }
 
@@ -214,8 +229,11 @@ public:
     TargetPlanner(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases, Plan& plan)
         : target_(target), options_(options), databases_(databases), plan_(plan) {}
 
-    void plan(const ProblemSet& problems) {
-        for (const auto& entry : problems.entries()) {
+    // Entries [begin, end) of the problem list, in order.
+    void plan(const ProblemSet& problems, std::size_t begin, std::size_t end) {
+        const auto& entries = problems.entries();
+        for (std::size_t i = begin; i < end && i < entries.size(); ++i) {
+            const auto& entry = entries[i];
             if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) plan_convolution(entry, *conv);
             else plan_primitive(entry);
         }
@@ -596,15 +614,71 @@ private:
 
 }  // namespace
 
+namespace {
+
+// A whole find-db is ~10^5 problems, each planned on its own: contiguous
+// slices of the list are planned on two threads into plans of their own and
+// appended in list order, so the plan is the one a single thread makes. (The
+// solvers share only read-only data and the GTC tables, which are locked.)
+void plan_in_parts(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases,
+                   const ProblemSet& problems, Plan& plan) {
+    constexpr std::size_t kMinimumPerThread = 2000;
+    const std::size_t count = problems.entries().size();
+    const unsigned threads =
+        options.planning_threads
+            ? static_cast<unsigned>(std::min<std::size_t>(options.planning_threads, std::max<std::size_t>(count, 1)))
+            : static_cast<unsigned>(std::min<std::size_t>({std::max(1u, std::min(2u, std::thread::hardware_concurrency())),
+                                                           std::max<std::size_t>(1, count / kMinimumPerThread)}));
+    if (threads <= 1) {
+        TargetPlanner(target, options, databases, plan).plan(problems, 0, count);
+        return;
+    }
+    std::vector<Plan> parts(threads);
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] {
+            try {
+                TargetPlanner(target, options, databases, parts[t]).plan(problems, count * t / threads,
+                                                                          count * (t + 1) / threads);
+            } catch (...) {
+                errors[t] = std::current_exception();
+            }
+        });
+    for (auto& worker : workers) worker.join();
+    for (const auto& error : errors)
+        if (error) std::rethrow_exception(error);  // the first slice's error first, as one thread would
+    std::size_t builds = plan.builds.size(), coverage = plan.coverage.size(), lines = plan.lines.size();
+    for (const auto& part : parts) builds += part.builds.size(), coverage += part.coverage.size(), lines += part.lines.size();
+    plan.builds.reserve(builds);
+    plan.coverage.reserve(coverage);
+    plan.lines.reserve(lines);
+    for (auto& part : parts) {
+        std::move(part.builds.begin(), part.builds.end(), std::back_inserter(plan.builds));
+        std::move(part.coverage.begin(), part.coverage.end(), std::back_inserter(plan.coverage));
+        std::move(part.lines.begin(), part.lines.end(), std::back_inserter(plan.lines));
+        part = Plan{};  // its buffers go before the next part's are moved
+    }
+}
+
+}  // namespace
+
 Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
     if (!options.tree) throw InputError("planning MIOpen's solvers needs a MIOpen source tree (--miopen-src)");
     if (problems.entries().empty() && !options.find_db_problems_when_empty)
         throw InputError("the problem sources given yield no problem to plan");
     Plan plan;
     plan.targets = targets;
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point start) {
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
     for (const auto& target : targets) {
         TargetDatabaseCache uncached;
+        auto started = Clock::now();
         const TargetDatabases& databases = (options.databases ? *options.databases : uncached).get(target, options);
+        plan.timings.read_databases += seconds_since(started);
+        started = Clock::now();
 
         // The problems for this target: the ones given, or else its find-dbs' lines.
         ProblemSet own;
@@ -624,9 +698,12 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
         for (const auto& file : databases.find_dbs)
             if (file.unreadable.count)
                 plan.unreadable_lines.push_back({target.kdb_filename(), file.path.string(), file.unreadable});
-        TargetPlanner(target, options, databases, plan).plan(*set);
+        plan_in_parts(target, options, databases, *set, plan);
+        plan.timings.evaluate += seconds_since(started);
     }
+    const auto started = Clock::now();
     deduplicate(plan);
+    plan.timings.deduplicate = seconds_since(started);
     return plan;
 }
 

@@ -205,9 +205,12 @@ Target parse_target(std::string_view spec) {
 
 std::vector<Target> parse_target_list(std::string_view comma_separated) {
     std::vector<Target> targets;
-    for (const auto& item : split(comma_separated, ',')) {
-        if (trim(item).empty()) continue;
-        targets.push_back(parse_target(item));
+    const auto items = split(comma_separated, ',');
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        // "gfx906,,gfx1030" or a trailing comma: a target was meant there, so say so.
+        if (trim(items[i]).empty())
+            throw InputError(fmt::format("targets '{}': item {} is empty", comma_separated, i + 1));
+        targets.push_back(parse_target(items[i]));
     }
     if (targets.empty()) throw InputError("no targets given");
     return targets;

@@ -186,3 +186,40 @@ TEST(ArchWide, TargetsShowsProducts) {
     const auto table = test::run_kdbgen({"targets"});
     EXPECT_NE(table.output.find("Radeon RX 6800 XT"), std::string::npos) << table.output.substr(0, 2000);
 }
+
+// plan_from_problems plans slices of the problem list on threads of their own
+// and appends them in order: any thread count gives the one-thread plan.
+TEST(PlanThreads, TwoThreadsPlanWhatOneThreadPlans) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const auto tree = MiopenTree::open(src);
+    const auto fdb = *tree.find_db(parse_target("gfx90a_110"));
+    const auto entries = read_find_db(fdb);
+    ProblemSet problems;
+    for (std::size_t i = 0; i < entries.size(); i += entries.size() / 600) problems.add(entries[i].problem, "sample");
+    const auto plan_with = [&](unsigned threads) {
+        SolverPlanOptions options;
+        options.tree = &tree;
+        options.find_dbs = {fdb};
+        options.planning_threads = threads;
+        return plan_from_problems(problems, {parse_target("gfx90a_110")}, options);
+    };
+    const Plan one = plan_with(1), two = plan_with(2), three = plan_with(3);
+    ASSERT_GT(one.builds.size(), 100u);
+    for (const Plan* other : {&two, &three}) {
+        ASSERT_EQ(other->builds.size(), one.builds.size());
+        for (std::size_t i = 0; i < one.builds.size(); ++i) {
+            EXPECT_EQ(other->builds[i].build.kdb_name(), one.builds[i].build.kdb_name()) << i;
+            EXPECT_EQ(other->builds[i].build.kdb_args(), one.builds[i].build.kdb_args()) << i;
+            EXPECT_EQ(other->builds[i].origin, one.builds[i].origin) << i;
+            EXPECT_EQ(other->builds[i].build.kernels, one.builds[i].build.kernels) << i;
+        }
+        ASSERT_EQ(other->coverage.size(), one.coverage.size());
+        for (std::size_t i = 0; i < one.coverage.size(); ++i) {
+            EXPECT_EQ(other->coverage[i].problem, one.coverage[i].problem) << i;
+            EXPECT_EQ(other->coverage[i].solver, one.coverage[i].solver) << i;
+        }
+        ASSERT_EQ(other->lines.size(), one.lines.size());
+        for (std::size_t i = 0; i < one.lines.size(); ++i) EXPECT_EQ(other->lines[i].winner, one.lines[i].winner) << i;
+    }
+}

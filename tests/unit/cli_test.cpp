@@ -3,6 +3,8 @@
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -40,6 +42,15 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     EXPECT_EQ(json["failed"], 0);
     EXPECT_EQ(json["targets"].size(), 2u);
     EXPECT_EQ(json["targets"][0]["records"], 9);
+    // Phase timings: wall and CPU per phase; compiling is the compilers' CPU, not kdbgen's.
+    for (const char* phase : {"plan", "toolchain", "compile", "write"}) {
+        ASSERT_TRUE(json["phases"].contains(phase)) << phase;
+        EXPECT_GE(json["phases"][phase]["seconds"].get<double>(), 0.0) << phase;
+    }
+    const auto& compile = json["phases"]["compile"];
+    EXPECT_GT(compile["user_seconds"].get<double>() + compile["system_seconds"].get<double>(),
+              compile["kdbgen_cpu_seconds"].get<double>());
+    EXPECT_TRUE(json["phases"]["plan"]["parts"].contains("read_find_db"));
     const auto verify = run_kdbgen({"verify", (out / "gfx1030_36.kdb").string(), (out / "gfx90a6e.kdb").string()});
     EXPECT_EQ(verify.exit_code, 0) << verify.output;
     const auto inspect = run_kdbgen({"inspect", "--json", (out / "gfx1030_36.kdb").string()});
@@ -93,6 +104,19 @@ TEST(Cli, TargetsShowsMIOpenNames) {
     const auto json = nlohmann::json::parse(run.output);
     EXPECT_EQ(json[0]["kdb"], "gfx90a_xnack6e.kdb");
     EXPECT_EQ(json[1]["kdb"], "gfx942130.kdb");
+}
+
+// Compilers start with posix_spawn: a program that cannot run is exit 127 with
+// its name; each child leads its own process group and reads /dev/null.
+TEST(RunProcess, SpawnsInItsOwnGroupWithNoInput) {
+    const auto missing = run_process({"/nonexistent/clang", "--version"});
+    EXPECT_EQ(missing.exit_code, 127);
+    EXPECT_NE(missing.output.find("cannot run /nonexistent/clang"), std::string::npos) << missing.output;
+    const auto group = run_process({"/bin/sh", "-c", "cut -d' ' -f5 /proc/$$/stat; cat; echo done"});
+    ASSERT_EQ(group.exit_code, 0) << group.output;
+    EXPECT_NE(std::stol(group.output), static_cast<long>(::getpgrp())) << group.output;
+    EXPECT_NE(group.output.find("done"), std::string::npos);
+    EXPECT_EQ(run_process({"/bin/sh", "-c", "exit 3"}).exit_code, 3);
 }
 
 TEST(Cli, InterruptStopsCleanlyAndWritesNoKdb) {

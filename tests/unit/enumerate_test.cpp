@@ -4,8 +4,10 @@
 #include "kdbgen/error.hpp"
 #include "test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -180,6 +182,58 @@ TEST(DriverLog, ConvLinesGiveTheFindDbKeys) {
     for (const auto& [line, key] : pairs) EXPECT_TRUE(keys.count(key)) << key << " is a real find-db key";
 }
 
+// bnorm's -s and -r, read two ways (issue 16, behaviours 1 and 3; MIOpen 3.3.0):
+//  - MIOpen's logger (src/driver_arguments.cpp:91-113, BnDriverInfo) writes -s 1 for running (inference:
+//    estimated) mean/variance, -r 1 for saved mean/inverse variance (src/batch_norm_api.cpp:234-241,311-318,391-398);
+//  - MIOpenDriver reads -s as saveMeanVar and -r as keepRunningMeanVar (driver/bn_driver.hpp:306-316,441-466).
+// Inference without estimated mean/variance runs the training kernel with no saved or running results
+// (src/ocl/batchnormocl.cpp:259-281 -> :119-132: resultsave 0, resultrunning 0: "rs0rr0" in the network
+// config, src/batchnorm/problem_description.cpp:135-136).
+TEST(DriverLog, BnormFlagsAsLoggedAndAsHandWritten) {
+    const auto logged = [](const std::string& line, std::size_t index = 0) {
+        const auto set = parse_driver_log("MIOpen(HIP): Command [LogCmdBNorm] ./bin/MIOpenDriver " + line + "\n", "run.log");
+        return set.entries().at(index).key;
+    };
+    const auto hand = [](const std::string& line, std::size_t index = 0) {
+        const auto set = parse_driver_log("./bin/MIOpenDriver " + line + "\n", "cmds.txt");
+        return set.entries().at(index).key;
+    };
+    const std::string shape = "bnorm -n 32 -c 64 -H 56 -W 56 -m 1 ";
+    const std::string inference = "fp160fp321fp640fbf160fmix0mode1HWdims3136C64layoutNCHW";
+    const auto training = [](const char* rs_rr) {
+        return fmt::format("variant1gx65536gy1xl1024yl1ldsgcn16{}fp160fp321fp640fbf160fmix0single1n32c64hw3136layoutNCHW", rs_rr);
+    };
+    const auto backward = [](int us) {
+        return fmt::format("variant1gx65536n32c64hw3136gy1lx1024ly1us{}fp160fp321fp640fbf160fmix0single1gcn16layoutNCHW", us);
+    };
+    // Inference: logged -s 1 / hand-written -r 1 carry estimated mean and variance.
+    EXPECT_EQ(logged(shape + "--forw 2 -b 0 -s 1 --layout NCHW"), inference);
+    EXPECT_EQ(hand(shape + "--forw 2 -b 0 -r 1 --layout NCHW"), inference);
+    // Without them (behaviour 1): the training kernel, rs0rr0, under both readings.
+    EXPECT_EQ(logged(shape + "--forw 2 -b 0 --layout NCHW"), training("rs0rr0"));
+    EXPECT_EQ(logged(shape + "--forw 2 -b 0 -r 1 --layout NCHW"), training("rs0rr0"));
+    EXPECT_EQ(hand(shape + "--forw 2 -b 0 -s 1 --layout NCHW"), training("rs0rr0"));
+    // Training: the same -s 1 is running results when logged, saved results when hand-written.
+    EXPECT_EQ(logged(shape + "--forw 1 -b 0 -s 1 --layout NCHW"), training("rs0rr1"));
+    EXPECT_EQ(hand(shape + "--forw 1 -b 0 -s 1 --layout NCHW"), training("rs1rr0"));
+    EXPECT_EQ(logged(shape + "--forw 1 -b 0 -s 1 -r 1 --layout NCHW"), training("rs1rr1"));
+    // Backward: logged -r 1 / hand-written -s 1 use the saved mean and inverse variance.
+    EXPECT_EQ(logged(shape + "--forw 0 -b 1 -r 1 --layout NCHW"), backward(1));
+    EXPECT_EQ(hand(shape + "--forw 0 -b 1 -r 1 --layout NCHW"), backward(0));
+    EXPECT_EQ(hand(shape + "--forw 0 -b 1 -s 1 --layout NCHW"), backward(1));
+    // The prefix may carry a process id and elapsed time (src/logger.cpp:179-198).
+    EXPECT_EQ(parse_driver_log("1234 5678 MIOpen(HIP)   0.123: Command [LogCmdBNorm] ./bin/MIOpenDriver " + shape +
+                                   "--forw 2 -b 0 -s 1\n",
+                               "run.log")
+                  .entries()
+                  .at(0)
+                  .key,
+              inference);
+    // MIOpenDriver exits on -s or -r other than 0 or 1 (driver/bn_driver.hpp:441-466).
+    EXPECT_NE(test::input_error_of([&] { parse_driver_command(shape + "--forw 1 -s 2"); }).find("--save 2"),
+              std::string::npos);
+}
+
 TEST(DriverLog, AllDirectionsTransposeAndPadModes) {
     const auto all = parse_driver_command("conv -n 8 -c 16 -H 14 -W 14 -k 32 -y 3 -x 3 -p 1 -q 1 -F 0");
     ASSERT_EQ(all.size(), 3u);
@@ -212,7 +266,8 @@ TEST(DriverLog, PrimitiveNetworkConfigs) {
               "n32c1000h1w1floata1b0algo1mode1xpk1ypk1");
     EXPECT_EQ(key("softmaxfp16 -n 4 -c 10 -H 1 -W 1 -F 2 -a 2 -m 0"), "n4c10h1w1halfa1b0algo2mode0ypk1dypk1dxpk1");
     // bnorm inference and training, spatial, 32x64x56x56 (hw 3136 > 1024: variant 1).
-    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 2 -b 0 --layout NCHW"),
+    // (hand-written: -r 1 gives the estimated mean/variance inference uses; see BnormFlags below)
+    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 2 -b 0 -r 1 --layout NCHW"),
               "fp160fp321fp640fbf160fmix0mode1HWdims3136C64layoutNCHW");
     EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1 --layout NCHW"),
               "variant1gx65536gy1xl1024yl1ldsgcn16rs1rr1fp160fp321fp640fbf160fmix0single1n32c64hw3136layoutNCHW");
@@ -223,7 +278,7 @@ TEST(DriverLog, PrimitiveNetworkConfigs) {
     EXPECT_EQ(key("bnorm -n 2 -c 8 -D 4 -H 16 -W 16 -m 1 --forw 1 -b 0 -s 1 -r 1"),
               key("bnorm -n 2 -c 8 -H 64 -W 16 -m 1 --forw 1 -b 0 -s 1 -r 1"));
     // backward, spatial, hw 3136 > 1024: variant 1, local 1024.
-    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 0 -b 1 -r 1"),
+    EXPECT_EQ(key("bnorm -n 32 -c 64 -H 56 -W 56 -m 1 --forw 0 -b 1 -s 1"),
               "variant1gx65536n32c64hw3136gy1lx1024ly1us1fp160fp321fp640fbf160fmix0single1gcn16layoutNCHW");
     // pool: 112x112 -> 56x56 with a 3x3 window, stride 2, pad 1; forward only, so no saved index.
     EXPECT_EQ(key("pool -W 32x64x112x112 -y 3 -x 3 -p 1 -q 1 -v 2 -u 2 -m max -F 1"),
@@ -341,11 +396,46 @@ TEST(Networks, BadInputNamesFileLineLayerAndValue) {
     message = error_for(head + "[[layer]]\nname = \"g\"\ntype = \"conv\"\nout = 4\ngroups = 2\n");
     EXPECT_NE(message.find("layer 'g': channels 3 -> 4 are not divisible by 2 groups"), std::string::npos) << message;
     message = error_for(head + "[[layer]]\ntype = \"warp\"\n");
-    EXPECT_NE(message.find("unknown layer type 'warp'"), std::string::npos) << message;
+    EXPECT_NE(message.find("type = \"warp\": is not a layer type"), std::string::npos) << message;
     message = error_for(head + "[[layer]]\ntype = \"add\"\nwith = \"nowhere\"\n");
     EXPECT_NE(message.find("no earlier layer named 'nowhere'"), std::string::npos) << message;
     message = error_for("[network]\ninput = [3, 8, 8]\ndata_types = [\"FP8x\"]\n[[layer]]\ntype = \"relu\"\n");
     EXPECT_NE(message.find("unknown data type 'FP8x'"), std::string::npos) << message;
+}
+
+// The wrong inputs of issue 16 that used to plan something else: each an error with file:line, the
+// key and the value, a near-miss key with its suggestion (tests/data/bad-inputs/ has the full corpus).
+TEST(Networks, TyposWrongTypesAndRangesAreErrors) {
+    test::TempDir dir;
+    const auto error_for = [&](const std::string& layer, const std::string& network = "") {
+        std::ofstream(dir / "net.toml") << "[network]\ninput = [3, 8, 8]\n" << network << "[[layer]]\n" << layer;
+        return test::input_error_of([&] { read_network(dir / "net.toml"); });
+    };
+    const auto expect = [](const std::string& message, const std::string& fragment) {
+        EXPECT_NE(message.find(fragment), std::string::npos) << message << "\n  wanted: " << fragment;
+    };
+    const std::string path = (dir / "net.toml").string();
+    expect(error_for("type = \"conv\"\nout = 4\nstrides = 2\n"),
+           path + ":6: layer 'layer 1': 'strides' is not a key of a conv layer (did you mean 'stride'?)");
+    expect(error_for("type = \"relu\"\n", "batches = [1]\n"), ":3: [network]: 'batches' is not a key of [network] (did you mean 'batch'?)");
+    expect(error_for("type = \"lrn\"\nmode = \"within-channel\"\n"), "mode = \"within-channel\": is not 'cross_channel' or 'within_channel' (did you mean 'within_channel'?)");
+    expect(error_for("type = \"lrn\"\nsize = -5\n"), "size = -5: must be between 1 and");
+    expect(error_for("type = \"lrn\"\nalpha = nan\n"), "alpha = nan: must be a finite number");
+    expect(error_for("type = \"conv\"\nout = 4\nbias = \"yes\"\n"), "bias = \"yes\": must be true or false");
+    expect(error_for("type = \"conv\"\nout = 4\nkernel = 3.0\n"), "kernel = 3.0: must be a whole number");
+    expect(error_for("type = \"relu\"\nrepeat = 2.5\n"), "repeat = 2.5: must be a whole number");
+    expect(error_for("type = \"relu\"\nrepeat = \"2\"\n"), "repeat = \"2\": must be a whole number");
+    expect(error_for("type = \"cnov\"\nout = 4\n"), "is not a layer type (did you mean 'conv'?)");
+    // A repeat no network has is refused before anything runs, in well under a second.
+    const auto started = std::chrono::steady_clock::now();
+    expect(error_for("name = \"b\"\nrepeat = 10000000\nlayers = [{ type = \"relu\" }]\n"),
+           "block 'b': repeat = 10000000: must be between 1 and 10000");
+    expect(error_for("repeat = 10000\nlayers = [{ type = \"relu\", repeat = 10000 }]\n"),
+           "more than the 1000000 kdbgen plans from one file");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+    // Tensors beyond any GPU's memory.
+    expect(error_for("type = \"upsample\"\nscale = 100000\n[[layer]]\ntype = \"upsample\"\nscale = 100000\n"),
+           "more than 256 GiB");
 }
 
 // ONNX models from Debian's libonnx-testdata (PyTorch exports).
@@ -388,4 +478,43 @@ TEST(Onnx, CorruptModelIsAClearError) {
     const auto message = test::input_error_of([&] { read_onnx_model(dir / "bad.onnx"); });
     EXPECT_NE(message.find("bad.onnx"), std::string::npos) << message;
     EXPECT_NE(message.find("not a valid ONNX model"), std::string::npos) << message;
+}
+
+// read_find_db(path, dir) keeps the unpacked text of a .bz2 under the packed
+// file's SHA-256: the next read parses the kept text, a changed file gets its own.
+TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
+    test::TempDir dir;
+    // 40 lines each, so that bzip2 packs them smaller than the text (else MIOpen's packer gives up).
+    std::string first, second;
+    for (int i = 0; i < 40; ++i) {
+        first += "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP16-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n";
+        second += "64-56-56-1x1-256-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n";
+    }
+    const auto pack = [&](const std::string& text) {
+        const auto compressed = bz2_compress_like_miopen(std::span<const char>(text.data(), text.size()));
+        EXPECT_TRUE(compressed.has_value());
+        const Bytes packed = compressed.value_or(Bytes{});
+        write_file_atomic(dir / "x.HIP.fdb.txt.bz2", std::span<const char>(packed.data(), packed.size()));
+        return sha256_hex(std::span<const char>(packed.data(), packed.size()));
+    };
+    const auto decoded = dir / "decoded";
+    const auto hash = pack(first);
+    const auto cold = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);
+    ASSERT_EQ(cold.size(), 40u);
+    EXPECT_EQ(cold[0].key, read_find_db(dir / "x.HIP.fdb.txt.bz2")[0].key);
+    Sha256 named;
+    const Bytes packed = read_file(dir / "x.HIP.fdb.txt.bz2");
+    const auto kept = decoded / (named.add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
+    ASSERT_TRUE(fs::exists(kept)) << "kept as " << kept;
+    EXPECT_EQ(read_text_file(kept), first);
+    // A warm read parses the kept text, not the packed file.
+    std::ofstream(kept) << first << second;
+    EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded).size(), 80u);
+    // A changed find-db is unpacked again under its own name.
+    EXPECT_NE(pack(second), hash);
+    const auto changed = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);
+    ASSERT_EQ(changed.size(), 40u);
+    EXPECT_NE(changed[0].key.find("FP32"), std::string::npos);
+    // No folder: nothing is kept.
+    EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", "").size(), 40u);
 }

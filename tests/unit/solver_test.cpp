@@ -554,11 +554,84 @@ TEST(SolverGoldenKeys, ConvAsm1x1UStaticHeuristicWithSubsample) {
               "-DMLO_IN_BATCH_STRIDE=200704 -DMLO_IN0_BATCH_STRIDE=802816 -DMLO_IN0_CHANNEL_STRIDE=3136 "
               "-DMLO_IN0_STRIDE=56" +
                   kFp32Block + " -mcpu=gfx900");
-    // gfx908 with stride 1 takes MIOpen's AI-tuned default, which kdbgen does not reproduce.
+    // gfx908 with stride 1 takes MIOpen's tuning-net default: without a MIOpen tree (no model
+    // files to evaluate) kdbgen plans nothing.
     EXPECT_TRUE(keys("ConvAsm1x1U", "256-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120").empty());
     EXPECT_TRUE(applicable("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx900_56"));
     EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
     EXPECT_FALSE(applicable("ConvAsm1x1U", "256-56-56-3x3-512-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F", "gfx900_56"));
+}
+
+// ConvAsm1x1U on gfx908, stride 1, no perf-db record: HeuristicInit (conv_asm_1x1u.cpp:488-503,
+// MIOpen 3.3.0) asks the tuning net first (IsModelApplicable :476-486: device name "gfx908",
+// stride H 1). The net's picks below were computed by tests/ktn_reference.py (NumPy, independent
+// of kdbgen's C++) and checked valid by hand against IsValidImpl (:295-369); StaticHeuristic
+// (:430-474) would give 4,16,4,16,2,1,1,1 and 1,4,8,1,1,2,1,1 instead. The rest of each option
+// string is worked by hand from GetSolution (:645-912). Both problems are line winners in
+// gfx90878.HIP.fdb.txt.bz2 (gfx908_120).
+namespace {
+std::vector<Key> keys_with_tree(const std::string& problem_key, const std::string& target_spec) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) return {};
+    static const MiopenTree tree = MiopenTree::open(src);
+    const auto problem = parse_conv_problem_key(problem_key);
+    const ConvView view{problem};
+    const Target target = parse_target(target_spec);
+    const SolverContext ctx{target, tree.version(), data_type_options(view), nullptr, &tree};
+    std::vector<Key> out;
+    for (const auto& k : find_solver("ConvAsm1x1U")->kernels(view, ctx))
+        out.push_back({k.file + ".o", k.options + target.mcpu_suffix(), k.symbols});
+    return out;
+}
+}  // namespace
+
+TEST(SolverGoldenKeys, ConvAsm1x1UTuningNetGfx908) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    // FP32 forward, 32 -> 16 channels, 112x112, batch 8: the net picks 1,8,1,64,1,2,1,1.
+    auto k = keys_with_tree("32-112-112-1x1-16-112-112-8-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].name, "conv1x1u.s.o");
+    EXPECT_EQ(k[0].args,
+              defsyms({{"stride_h", 1}, {"stride_w", 1}, {"img_h", 112}, {"img_w", 112}, {"batch_size", 8},
+                       {"input_channels", 32}, {"output_channels", 16}, {"wei_h", 1}, {"wei_w", 1}, {"pad_h", 0},
+                       {"pad_w", 0}, {"weights_layout", 0}, {"vec_c_in", 1}, {"vec_k_out", 1}, {"vec_c_filter", 1},
+                       {"acc_type", 1}, {"buf_type", 1}, {"input_n_stride", 1605632}, {"input_c_stride", 50176},
+                       {"input_h_stride", 448}, {"input_w_stride", 4}, {"output_n_stride", 802816},
+                       {"output_k_stride", 50176}, {"output_h_stride", 448}, {"output_w_stride", 4},
+                       {"filter_k_stride", 128}, {"filter_c_stride", 4}, {"filter_h_stride", 4},
+                       {"filter_w_stride", 4}, {"input_buffer_size", 12845056}, {"filter_buffer_size", 2048},
+                       {"output_buffer_size", 6422528}, {"ROCM_METADATA_VERSION", 5}, {"read_size", 1},
+                       {"k_mult", 8}, {"chunks_per_wave", 1}, {"chunk_size", 64}, {"n_mult", 1}, {"c_mult", 2},
+                       {"waves_c_in_group", 1}, {"waves_k_in_group", 1}}) +
+                  " -mcpu=gfx908");
+    // FP16 backward data, 88 / 24 channels, 56x56, batch 32: the net picks 1,8,2,64,1,4,1,2.
+    // Backward: filters CNHW (filter_k_stride 1, filter_c_stride K), weights_layout 1, buf_type 2.
+    k = keys_with_tree("88-56-56-1x1-24-56-56-32-0x0-1x1-1x1-0-NCHW-FP16-B", "gfx908_120");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0].args,
+              defsyms({{"stride_h", 1}, {"stride_w", 1}, {"img_h", 56}, {"img_w", 56}, {"batch_size", 32},
+                       {"input_channels", 88}, {"output_channels", 24}, {"wei_h", 1}, {"wei_w", 1}, {"pad_h", 0},
+                       {"pad_w", 0}, {"weights_layout", 1}, {"vec_c_in", 1}, {"vec_k_out", 1}, {"vec_c_filter", 1},
+                       {"acc_type", 1}, {"buf_type", 2}, {"input_n_stride", 551936}, {"input_c_stride", 6272},
+                       {"input_h_stride", 112}, {"input_w_stride", 2}, {"output_n_stride", 150528},
+                       {"output_k_stride", 6272}, {"output_h_stride", 112}, {"output_w_stride", 2},
+                       {"filter_k_stride", 2}, {"filter_c_stride", 48}, {"filter_h_stride", 2},
+                       {"filter_w_stride", 2}, {"input_buffer_size", 17661952}, {"filter_buffer_size", 4224},
+                       {"output_buffer_size", 4816896}, {"ROCM_METADATA_VERSION", 5}, {"read_size", 1},
+                       {"k_mult", 8}, {"chunks_per_wave", 2}, {"chunk_size", 64}, {"n_mult", 1}, {"c_mult", 4},
+                       {"waves_c_in_group", 1}, {"waves_k_in_group", 2}}) +
+                  " -mcpu=gfx908");
+    // gfx90a is not "gfx908" (:481): the same FP32 problem takes the static heuristic's first guess.
+    k = keys_with_tree("32-112-112-1x1-16-112-112-8-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110");
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_NE(k[0].args.find("-Wa,-defsym,read_size=4 -Wa,-defsym,k_mult=16 -Wa,-defsym,chunks_per_wave=4 "
+                             "-Wa,-defsym,chunk_size=16 -Wa,-defsym,n_mult=2 -Wa,-defsym,c_mult=1 "
+                             "-Wa,-defsym,waves_c_in_group=1 -Wa,-defsym,waves_k_in_group=1 -mcpu=gfx90a"),
+              std::string::npos)
+        << k[0].args;
+    // Stride 2 on gfx908 is not the net's either (:483): the static heuristic plans it.
+    EXPECT_EQ(keys("ConvAsm1x1U", "256-56-56-1x1-512-28-28-32-0x0-2x2-1x1-0-NCHW-FP32-F", "gfx908_120").size(), 2u);
 }
 
 // ConvOclBwdWrW53: src/solver/conv/conv_ocl_dir2D_bwdWrW_53.cpp:348-651 (MIOpen 3.3.0; the same

@@ -166,3 +166,16 @@ TEST(TargetParse, TargetFileErrorsNameFileAndLine) {
     }
     EXPECT_EQ(read_target_file((test::source_dir() / "configs/targets/all.txt").string()).size(), 25u);
 }
+
+// Decided for issue 16: gfx900:xnack+ is a target MIOpen can ask for (its DbId takes "_xnack" from the
+// device name for any processor, src/target_properties.cpp:105-133, MIOpen 3.3.0), so kdbgen accepts it
+// and names the kdb as MIOpen looks it up; an empty list or an empty item is an error.
+TEST(Targets, Gfx900XnackOnIsMIOpensDbIdAndEmptyListsAreErrors) {
+    const auto t = parse_target("gfx900:xnack+_56");
+    EXPECT_EQ(t.db_id(), "gfx900_xnack");
+    EXPECT_EQ(t.kdb_filename(), "gfx900_xnack_56.kdb");
+    EXPECT_EQ(parse_target("gfx900_56").kdb_filename(), "gfx900_56.kdb");
+    EXPECT_THROW(parse_target_list(""), InputError);
+    EXPECT_NE(test::input_error_of([] { parse_target_list("gfx906_60,,gfx1030_36"); }).find("item 2 is empty"),
+              std::string::npos);
+}

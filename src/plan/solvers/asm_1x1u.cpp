@@ -1,27 +1,39 @@
 // ConvAsm1x1U: the 1x1 assembly convolution of gfx9 (conv1x1u.s), forward and
 // backward data, with a SubSample/UpSample OpenCL helper for stride 2.
-// Tunable: the perf-db record for the problem if valid, else the static
-// heuristic. On gfx908 with stride 1, MIOpen's default comes from its AI
-// tuning model (MIOPEN_ENABLE_AI_KERNEL_TUNING, frugally-deep), which kdbgen
-// does not run: such problems are planned only when the perf-db has a record.
+// Tunable: the perf-db record for the problem if valid, else the default
+// (HeuristicInit): on gfx908 with stride 1 MIOpen's kernel-tuning net
+// (MIOPEN_ENABLE_AI_KERNEL_TUNING, on by default: CMakeLists.txt:97), whose
+// frugally-deep models kdbgen evaluates itself (kdbgen/tuning_model.hpp);
+// when the net gives up, or elsewhere (gfx90a too), the static heuristic.
 //
 // LLVM 15+ misreads conv_common.inc's s_wait macro under .altmacro; the
 // compiler driver's assembler compatibility overlay (src/compile/asm_compat.cpp)
 // makes conv1x1u.s assemble with Debian's LLVM 19.
 //
-// MIOpen 3.3.0 (develop 2d1fd997), src/solver/conv/conv_asm_1x1u.cpp:
-//   :48-70    UseSubsample / UseUpsample / AsmImgHeight / AsmImgWidth
-//   :260-336  PerformanceConfigConvAsm1x1U::IsValidImpl (and IsValidValueImpl :222-258)
-//   :400-424  StaticHeuristic;  :426-436 IsModelApplicable (gfx908, stride 1); :438-451 HeuristicInit
-//   :470-570  IsApplicable
-//   :592-640  the SubSample/UpSample kernel (MIOpenUtilKernels3.cl)
-//   :642-770  the main kernel's -Wa,-defsym options (GenerateClangDefsym, src/ocl/gcn_asm_utils.cpp:305-310)
-//   src/include/miopen/conv/solvers.hpp:160-200  perf-db record order, GetNPerGpr = 64 / chunk_size
+// MIOpen 3.3.0, src/solver/conv/conv_asm_1x1u.cpp:
+//   :56-80    UseSubsample / UseUpsample / AsmImgHeight / AsmImgWidth
+//   :250-369  IsValidValueImpl / IsValidImpl(problem, sequence_length): the first n fields checked
+//   :372-391  ModelApplyToken: the i-th decoded value sets field i, then IsPartiallyValid(i + 1)
+//   :393-409  TransformFeatures: the net's 8x8 input
+//   :411-427  RunParameterPredictionModel: ModelSetParams(arch, "ConvAsm1x1U", direction, features, true, ...)
+//   :430-474  StaticHeuristic;  :476-486 IsModelApplicable (device name "gfx908", stride H 1)
+//   :488-503  HeuristicInit: the net first, the static heuristic when it fails
+//   :522-622  IsApplicable
+//   :645-912  GetSolution: the SubSample/UpSample kernel (MIOpenUtilKernels3.cl) and the main kernel's -Wa,-defsym
+//   options (GenerateClangDefsym, src/ocl/gcn_asm_utils.cpp:305-310)
+//   src/include/miopen/conv/solvers.hpp:141-220  perf-db record order, GetNPerGpr = 64 / chunk_size,
+//   IsPartiallyValid = IsValidImpl(problem, n)
+#include "kdbgen/error.hpp"
 #include "kdbgen/solver.hpp"
+#include "kdbgen/tuning_model.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <map>
+#include <mutex>
 
 namespace kdbgen {
 
@@ -47,35 +59,55 @@ long img_h(const ConvView& p) { return use_subsample(p) ? p.GetOutHeight() : p.G
 long img_w(const ConvView& p) { return use_subsample(p) ? p.GetOutWidth() : p.GetInWidth(); }
 int type_size(const ConvView& p) { return p.IsFp32() ? 4 : 2; }
 
-bool valid(const ConvView& p, const Config& c) {
+// IsValidImpl(problem, n) (:295-369): only the first n fields (in record order) are checked, so
+// that the tuning net can validate each value as it decodes it.
+bool valid(const ConvView& p, const Config& c, int n = 8) {
     const int elements_in_dword = 4 / type_size(p);
     const unsigned img_hw = static_cast<unsigned>(p.GetOutHeight() * p.GetOutWidth());
-    if (!(is_linear(c.read_size, 1, 4) && is_1_4_8_12_to_32(c.k_mult) && is_linear(c.chunks_per_wave, 1, 16) &&
-          is_two_power(c.chunk_size, 1, 64) && is_linear(c.n_mult, 1, 8) && is_two_power(c.c_mult, 1, 32) &&
-          is_linear(c.waves_c_in_group, 1, 8) && is_two_power(c.waves_k_in_group, 1, 8)))
-        return false;
-    if (c.k_mult % elements_in_dword != 0) return false;
-    if (p.IsDirectionBackwardData() && p.GetOutChannels() % c.k_mult != 0) return false;
-    if (!(c.read_size * elements_in_dword <= c.chunks_per_wave)) return false;
-    if (c.chunks_per_wave % elements_in_dword != 0) return false;
-    const int total_chunks = static_cast<int>((img_hw + c.chunk_size - 1) / c.chunk_size);
-    if (!(c.chunks_per_wave <= total_chunks)) return false;
-    const long total_n_blocks = (p.GetBatchSize() + c.n_per_gpr() - 1) / c.n_per_gpr();
-    if (!(c.n_mult <= total_n_blocks)) return false;
+    const bool value_ok[8] = {is_linear(c.read_size, 1, 4),         is_1_4_8_12_to_32(c.k_mult),
+                              is_linear(c.chunks_per_wave, 1, 16),  is_two_power(c.chunk_size, 1, 64),
+                              is_linear(c.n_mult, 1, 8),            is_two_power(c.c_mult, 1, 32),
+                              is_linear(c.waves_c_in_group, 1, 8),  is_two_power(c.waves_k_in_group, 1, 8)};
+    for (int i = 0; i < n; ++i)
+        if (!value_ok[i]) return false;  // IsValidValueImpl (:250-293)
+    if (n > 1) {
+        if (c.k_mult % elements_in_dword != 0) return false;
+        if (p.IsDirectionBackwardData() && p.GetOutChannels() % c.k_mult != 0) return false;
+    }
+    if (n > 2) {
+        if (!(c.read_size * elements_in_dword <= c.chunks_per_wave)) return false;
+        if (c.chunks_per_wave % elements_in_dword != 0) return false;
+    }
+    if (n > 3) {
+        const int total_chunks = static_cast<int>((img_hw + c.chunk_size - 1) / c.chunk_size);
+        if (!(c.chunks_per_wave <= total_chunks)) return false;
+    }
+    if (n > 4) {
+        const long total_n_blocks = (p.GetBatchSize() + c.n_per_gpr() - 1) / c.n_per_gpr();
+        if (!(c.n_mult <= total_n_blocks)) return false;
+    }
     const int in_gprs = (c.chunks_per_wave * c.n_mult * c.c_mult + elements_in_dword - 1) / elements_in_dword;
     const int acc_gprs = c.chunks_per_wave * c.n_mult * c.k_mult;
     const int vgprs = 4 + 2 * in_gprs + acc_gprs + (img_hw % elements_in_dword != 0 ? 1 : 0) + 1;
-    if (c.c_mult % elements_in_dword != 0) return false;
-    if (!(vgprs < 256)) return false;
-    if (!(25 + 2 * c.k_mult * c.c_mult < 102)) return false;
-    if (!(c.waves_c_in_group <= p.GetInChannels())) return false;
-    const long c_per_wave = (p.GetInChannels() + c.waves_c_in_group - 1) / c.waves_c_in_group;
-    const long c_per_last_wave = p.GetInChannels() - c_per_wave * (c.waves_c_in_group - 1);
-    if (c_per_wave % c.c_mult != 0 || c_per_last_wave % c.c_mult != 0) return false;
-    if (!(static_cast<long>(c.k_mult) * c.waves_k_in_group <= p.GetOutChannels())) return false;
-    if (!(c.waves_c_in_group * c.waves_k_in_group <= 16)) return false;
-    const int max_waves_per_cu = (256 / vgprs) * 4;
-    return max_waves_per_cu >= c.waves_c_in_group * c.waves_k_in_group;
+    if (n > 5) {
+        if (c.c_mult % elements_in_dword != 0) return false;
+        if (!(vgprs < 256)) return false;
+        if (!(25 + 2 * c.k_mult * c.c_mult < 102)) return false;
+    }
+    if (n > 6) {
+        if (!(c.waves_c_in_group <= p.GetInChannels())) return false;
+        const long c_per_wave = (p.GetInChannels() + c.waves_c_in_group - 1) / c.waves_c_in_group;
+        // MIOpen computes this in size_t; for the power-of-two c_mult the remainder test agrees.
+        const long c_per_last_wave = p.GetInChannels() - c_per_wave * (c.waves_c_in_group - 1);
+        if (c_per_wave % c.c_mult != 0 || c_per_last_wave % c.c_mult != 0) return false;
+    }
+    if (n > 7) {
+        if (!(static_cast<long>(c.k_mult) * c.waves_k_in_group <= p.GetOutChannels())) return false;
+        if (!(c.waves_c_in_group * c.waves_k_in_group <= 16)) return false;
+        const int max_waves_per_cu = (256 / vgprs) * 4;
+        if (!(max_waves_per_cu >= c.waves_c_in_group * c.waves_k_in_group)) return false;
+    }
+    return true;
 }
 
 std::optional<Config> static_heuristic(const ConvView& p) {
@@ -87,6 +119,59 @@ std::optional<Config> static_heuristic(const ConvView& p) {
     if (!valid(p, c)) c.chunks_per_wave = e;
     if (!valid(p, c)) return std::nullopt;  // MIOpen: "All attempts failed"
     return c;
+}
+
+// TransformFeatures (:393-409): an 8x8 matrix, row-major: [0][0] the precision (FP32 2, FP16 1),
+// a one-hot direction at [1][1] (forward) or [2][2], then C, K, H, W and N on the diagonal, with
+// C and K swapped for backward data (the channels the convolution reads come first).
+std::vector<float> transform_features(const ConvView& p) {
+    constexpr std::size_t n = 8;
+    std::vector<float> f(n * n, 0.0f);
+    f[0] = p.IsFp32() ? 2.0f : 1.0f;
+    const std::size_t offset = (p.IsDirectionForward() ? 0 : 1) + 1;
+    f[offset * n + offset] = 1.0f;
+    f[3 * n + 3] = static_cast<float>(p.IsDirectionForward() ? p.GetInChannels() : p.GetOutChannels());
+    f[4 * n + 4] = static_cast<float>(p.IsDirectionForward() ? p.GetOutChannels() : p.GetInChannels());
+    f[5 * n + 5] = static_cast<float>(p.GetInHeight());
+    f[6 * n + 6] = static_cast<float>(p.GetInWidth());
+    f[7 * n + 7] = static_cast<float>(p.GetBatchSize());
+    return f;
+}
+
+// RunParameterPredictionModel (:411-427) with ModelApplyToken (:372-391) as the validator: the
+// value sets field i (in record order) and the config must stay valid over fields 0..i. nullopt
+// when the net ends the decoding early (HeuristicInit then takes the static heuristic).
+std::optional<Config> model_config(const ConvView& p, const nn::KernelTuningNet& net) {
+    Config c;
+    std::array<int*, 8> fields{&c.read_size, &c.k_mult,  &c.chunks_per_wave,  &c.chunk_size,
+                               &c.n_mult,    &c.c_mult,  &c.waves_c_in_group, &c.waves_k_in_group};
+    const auto apply_token = [&](std::size_t index, const std::string& value) {
+        if (index >= fields.size()) return false;  // ModelApplyToken's default: case
+        int v = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (error != std::errc() || end != value.data() + value.size())
+            throw InputError(fmt::format("ConvAsm1x1U tuning net: decoded value '{}' is not an integer", value));
+        *fields[index] = v;
+        return valid(p, c, static_cast<int>(index) + 1);
+    };
+    const bool set = net.set_params(p.IsDirectionForward() ? "fwd" : "bwd", transform_features(p), true, apply_token);
+    if (!set) return std::nullopt;
+    return c;
+}
+
+// The net's pick per problem key: the plan asks for the same problem more than once.
+std::optional<Config> cached_model_config(const ConvView& p, const nn::KernelTuningNet& net) {
+    static std::mutex mutex;
+    static std::map<std::pair<const void*, std::string>, std::optional<Config>> cache;
+    const auto key = std::make_pair(static_cast<const void*>(&net), p.p.serialize());
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const auto config = model_config(p, net);
+    std::lock_guard lock(mutex);
+    cache.emplace(key, config);
+    return config;
 }
 
 std::optional<Config> parse(const std::string& text) {
@@ -142,8 +227,15 @@ public:
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
                 if (const auto parsed = parse(*record); parsed && valid(p, *parsed)) config = parsed;
         if (!config) {
-            if (ctx.target.name() == "gfx908" && p.GetKernelStrideH() == 1) return {};  // AI-tuned default
-            config = static_heuristic(p);
+            // HeuristicInit (:488-503): IsModelApplicable (:476-486) compares the device name, so
+            // gfx90a and every other gfx9 takes the static heuristic.
+            if (ctx.target.name() == "gfx908" && p.GetKernelStrideH() == 1) {
+                const auto net =
+                    ctx.tree ? nn::KernelTuningNet::load(ctx.tree->kernels_dir(), "gfx908", "ConvAsm1x1U") : nullptr;
+                if (!net) return {};  // no model files to evaluate: not reproducible
+                config = cached_model_config(p, *net);
+            }
+            if (!config) config = static_heuristic(p);
         }
         if (!config) return {};
         const Config& c = *config;

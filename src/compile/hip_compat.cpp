@@ -1,0 +1,167 @@
+// HIP compatibility overlay for the legacy buffer intrinsics.
+//
+// MIOpen's static composable kernels (src/kernels/static_composable_kernel/,
+// the ConvHipImplicitGemm* solvers) declare the buffer loads and stores they
+// use as functions bound to LLVM intrinsic names:
+//   __device__ float __llvm_amdgcn_buffer_load_f32(int32x4_t rsrc, index_t vindex, index_t offset,
+//                                                  bool glc, bool slc) __asm("llvm.amdgcn.buffer.load.f32");
+// (include/utility/static_kernel_amd_buffer_addressing.hpp:21-154, MIOpen 3.3.0 and rocm-6.2.0).
+// LLVM removed those legacy llvm.amdgcn.buffer.* intrinsics (llvm-project#93801,
+// LLVM 19): Clang 19 then emits calls to undefined functions and lld stops at
+// "undefined hidden symbol: llvm.amdgcn.buffer.load.f32" on every target that
+// uses buffer addressing (gfx900/906/908/90a; gfx103x builds with
+// CK_USE_AMD_BUFFER_ADDRESSING=0).
+//
+// The overlay is a copy of the folder holding that header (the header's
+// includers sit next to it and include it by quoted name, which searches
+// their own folder first, so the whole folder is replaced in the include
+// path) in which every such declaration becomes an inline function of the
+// same name and signature calling the raw buffer intrinsic that replaced it:
+//   legacy  buffer.load(rsrc, vindex, offset, glc, slc)
+//   raw     raw.buffer.load(rsrc, voffset = offset, soffset = 0, aux = glc | slc << 1)
+// and likewise for stores (data first) and atomic fadd (no glc). The raw
+// form has no index operand: every call in the header passes vindex 0, for
+// which the legacy intrinsic selected offen-only addressing, as the raw one
+// does. Kernel sources, options and kdb keys are MIOpen's; only the compiler
+// sees the copy. Clang 15 and 16, which still have the legacy intrinsics,
+// compile the original and the overlay to the same machine code
+// (tests/unit/hip_compat_test.cpp).
+#include "kdbgen/compile.hpp"
+
+#include "kdbgen/util.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <regex>
+
+namespace kdbgen {
+
+namespace {
+
+constexpr std::string_view kBufferHeader = "static_kernel_amd_buffer_addressing.hpp";
+
+// The value type of a load/store suffix as the header's vector typedefs name it.
+std::optional<std::string> value_type(const std::string& suffix) {
+    static const std::map<std::string, std::string> types = {
+        {"f32", "float"},   {"v2f32", "float2_t"},  {"v4f32", "float4_t"},   {"f16", "half_t"},
+        {"v2f16", "half2_t"}, {"v4f16", "half4_t"}, {"bf16", "ushort"},      {"v2bf16", "ushort2_t"},
+        {"v4bf16", "ushort4_t"}};
+    const auto it = types.find(suffix);
+    if (it == types.end()) return std::nullopt;
+    return it->second;
+}
+
+std::vector<std::string> parameter_names(const std::string& params) {
+    std::vector<std::string> names;
+    static const std::regex last_word(R"((\w+)\s*$)");
+    std::size_t start = 0;
+    while (start <= params.size()) {
+        const auto comma = params.find(',', start);
+        const std::string part = params.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        std::smatch m;
+        if (std::regex_search(part, m, last_word)) names.push_back(m[1]);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return names;
+}
+
+}  // namespace
+
+std::optional<std::string> rewrite_legacy_buffer_intrinsics(std::string_view text) {
+    // NAME(PARAMS) __asm("llvm.amdgcn.buffer.OP.SUFFIX");
+    static const std::regex decl(R"re((__llvm_amdgcn_buffer_\w+)(\s*\()([^)]*)\)\s*__asm\("llvm\.amdgcn\.buffer\.(load|store|atomic\.fadd)\.(\w+)"\)\s*;)re");
+    const std::string source(text);
+    std::string out, raw_declarations;
+    std::size_t pos = 0;
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), decl); it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        const std::string name = m[1], params = m[3], op = m[4], suffix = m[5];
+        const auto names = parameter_names(params);
+        const std::string raw = "kdbgen_raw" + name.substr(std::string_view("__llvm_amdgcn").size());
+        const std::string intrinsic = fmt::format("llvm.amdgcn.raw.buffer.{}.{}", op, suffix);
+        std::string call;
+        if (op == "load") {
+            const auto type = value_type(suffix);
+            if (!type || names.size() != 5) return std::nullopt;
+            raw_declarations += fmt::format(
+                "__device__ {} {}(int32x4_t rsrc, index_t voffset, index_t soffset, index_t aux) __asm(\"{}\");\n",
+                *type, raw, intrinsic);
+            call = fmt::format("{}({}, {}, 0, ({} ? 1 : 0) | ({} ? 2 : 0))", raw, names[0], names[2], names[3], names[4]);
+        } else if (op == "store") {
+            const auto type = value_type(suffix);
+            if (!type || names.size() != 6) return std::nullopt;
+            raw_declarations += fmt::format(
+                "__device__ void {}({} vdata, int32x4_t rsrc, index_t voffset, index_t soffset, index_t aux) "
+                "__asm(\"{}\");\n",
+                raw, *type, intrinsic);
+            call = fmt::format("{}({}, {}, {}, 0, ({} ? 1 : 0) | ({} ? 2 : 0))", raw, names[0], names[1], names[3],
+                               names[4], names[5]);
+        } else {  // atomic.fadd: (vdata, rsrc, vindex, offset, slc); the raw form returns the old value
+            if (suffix != "f32" || names.size() != 5) return std::nullopt;
+            raw_declarations += fmt::format(
+                "__device__ float {}(float vdata, int32x4_t rsrc, index_t voffset, index_t soffset, index_t aux) "
+                "__asm(\"{}\");\n",
+                raw, intrinsic);
+            call = fmt::format("{}({}, {}, {}, 0, {} ? 2 : 0)", raw, names[0], names[1], names[3], names[4]);
+        }
+        out.append(source, pos, static_cast<std::size_t>(m.position(0)) - pos);
+        // `inline` among the decl-specifiers: defined in the header, emitted only where used.
+        out += "inline " + name + m[2].str() + params + ")\n{\n    return " + call + ";\n}";
+        pos = static_cast<std::size_t>(m.position(0) + m.length(0));
+    }
+    if (raw_declarations.empty()) return std::nullopt;
+    out.append(source, pos);
+    // The raw declarations go before the first legacy one, after the types they use.
+    const std::string anchor = "#pragma clang diagnostic push";
+    const auto at = out.find(anchor);
+    if (at == std::string::npos) return std::nullopt;
+    out.insert(at, "// kdbgen: the raw buffer intrinsics that replaced the legacy ones (src/compile/hip_compat.cpp)\n" +
+                       raw_declarations);
+    return out;
+}
+
+std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs::path& work_dir) {
+    static std::mutex mutex;
+    static std::map<std::pair<fs::path, fs::path>, std::optional<fs::path>> memo;
+    std::lock_guard lock(mutex);
+    const auto memo_key = std::make_pair(include_dir, work_dir);
+    if (const auto it = memo.find(memo_key); it != memo.end()) return it->second;
+    std::optional<fs::path> overlay;
+    const auto header = include_dir / kBufferHeader;
+    std::error_code ec;
+    if (fs::is_regular_file(header, ec)) {
+        const Bytes data = read_file(header);
+        if (const auto copy = rewrite_legacy_buffer_intrinsics(std::string_view(data.data(), data.size()))) {
+            // Named by the folder's content, so a changed tree gets a new overlay.
+            std::vector<fs::path> files;
+            for (const auto& entry : fs::directory_iterator(include_dir, ec))
+                if (entry.is_regular_file(ec)) files.push_back(entry.path());
+            std::sort(files.begin(), files.end());
+            Sha256 identity;
+            identity.add(kHipCompatVersion);
+            std::map<fs::path, Bytes> texts;
+            for (const auto& file : files) {
+                texts[file] = read_file(file);
+                identity.add(file.filename().string()).add(std::string_view(texts[file].data(), texts[file].size()));
+            }
+            const auto base = work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : work_dir;
+            const auto dir = base / fmt::format("hip-compat-{}", identity.hex().substr(0, 16));
+            fs::create_directories(dir, ec);
+            for (const auto& [file, bytes] : texts) {
+                const auto path = dir / file.filename();
+                if (fs::exists(path)) continue;
+                if (file.filename() == kBufferHeader)
+                    write_file_atomic(path, std::span<const char>(copy->data(), copy->size()));
+                else
+                    write_file_atomic(path, std::span<const char>(bytes.data(), bytes.size()));
+            }
+            overlay = dir;
+        }
+    }
+    return memo[memo_key] = overlay;
+}
+
+}  // namespace kdbgen
