@@ -59,16 +59,36 @@ constexpr std::array kExternal = {
     // src/solver/conv_MP_bidirectional_winograd.cpp:50-58): every instance is off unless its
     // variable is set (:344-368, xdlops :869-893). Older find-dbs (gfx803, gfx900_64, gfx906_64)
     // still list them.
-    Entry{"ConvMPBidirectWinograd<2-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F2X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :364-368)"},
-    Entry{"ConvMPBidirectWinograd<3-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F3X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :359-363)"},
-    Entry{"ConvMPBidirectWinograd<4-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F4X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :354-358)"},
-    Entry{"ConvMPBidirectWinograd<5-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F5X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :349-353)"},
-    Entry{"ConvMPBidirectWinograd<6-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F6X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :344-348)"},
-    Entry{"ConvMPBidirectWinograd_xdlops<2-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F2X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :889-893)"},
-    Entry{"ConvMPBidirectWinograd_xdlops<3-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F3X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :884-888)"},
-    Entry{"ConvMPBidirectWinograd_xdlops<4-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F4X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :879-883)"},
-    Entry{"ConvMPBidirectWinograd_xdlops<5-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F5X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :874-878)"},
-    Entry{"ConvMPBidirectWinograd_xdlops<6-3>", Kind::DefaultOff, "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F6X3=1 (src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :869-873)"},
+    Entry{"ConvMPBidirectWinograd<2-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F2X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :364-368)"},
+    Entry{"ConvMPBidirectWinograd<3-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F3X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :359-363)"},
+    Entry{"ConvMPBidirectWinograd<4-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F4X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :354-358)"},
+    Entry{"ConvMPBidirectWinograd<5-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F5X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :349-353)"},
+    Entry{"ConvMPBidirectWinograd<6-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_WINOGRAD_F6X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :344-348)"},
+    Entry{"ConvMPBidirectWinograd_xdlops<2-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F2X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :889-893)"},
+    Entry{"ConvMPBidirectWinograd_xdlops<3-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F3X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :884-888)"},
+    Entry{"ConvMPBidirectWinograd_xdlops<4-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F4X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :879-883)"},
+    Entry{"ConvMPBidirectWinograd_xdlops<5-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F5X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :874-878)"},
+    Entry{"ConvMPBidirectWinograd_xdlops<6-3>", Kind::DefaultOff,
+          "WORKAROUND_SWDEV_257202: needs MIOPEN_DEBUG_AMD_MP_BD_XDLOPS_WINOGRAD_F6X3=1 "
+          "(src/solver/conv/conv_MP_bidirectional_winograd.cpp:51-59, :869-873)"},
     // Fusion solvers are registered under convolution ids with no convolution
     // solver behind them (src/solver.cpp:316-320, Register without a solver):
     // old find-db lines name ConvOclDirectFwdFused, and there is nothing to build.
