@@ -60,8 +60,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
         const int devnull = ::open("/dev/null", O_RDONLY);
         if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
         ::execve(args[0], args.data(), env.data());
-        static const char why[] = "cannot run the program (execve failed)\n";
-        [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, why, sizeof why - 1);
+        // Only write() is safe after vfork: the message is put together from pieces.
+        static const char head[] = "cannot run ", tail[] = " (execve failed)\n";
+        [[maybe_unused]] auto ignored = ::write(STDERR_FILENO, head, sizeof head - 1);
+        ignored = ::write(STDERR_FILENO, args[0], std::strlen(args[0]));
+        ignored = ::write(STDERR_FILENO, tail, sizeof tail - 1);
         ::_exit(127);
     }
     ::close(pipe_fds[1]);

@@ -256,13 +256,15 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
     } catch (const std::runtime_error& e) {
         throw InputError(located(path.string(), 0, e.what()));
     }
+    // Parsed first: a find-db that is refused leaves no cache entry behind.
+    auto entries = parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
     try {
         fs::create_directories(decoded_dir);
         write_file_atomic(decoded, std::span<const char>(text.data(), text.size()));
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.
     }
-    return parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
+    return entries;
 }
 
 }  // namespace kdbgen

@@ -282,8 +282,10 @@ struct KdbTransaction::Stage {
 
     // kernel_args of one target only: a kdb MIOpen opens for one card.
     void check_suffix(const StoredRow& row, const std::string& origin) {
-        const auto at = row.key.kernel_args.rfind(" -mcpu=");
-        const std::string suffix = at == std::string::npos ? "" : row.key.kernel_args.substr(at);
+        // Args may be "-mcpu=..." alone, with no option before it.
+        const std::string args = " " + row.key.kernel_args;
+        const auto at = args.rfind(" -mcpu=");
+        const std::string suffix = at == std::string::npos ? "" : args.substr(at);
         if (!mcpu_suffix) mcpu_suffix = suffix;
         if (suffix.empty() || suffix != *mcpu_suffix)
             throw InputError(located(origin, 0,
