@@ -121,7 +121,7 @@ PerfDb::PerfDb(const fs::path& path) {
                 throw bad_row(fmt::format("{} '{}' is not an integer", kColumns[i], value));
             if (i < 3 || i >= 24) {
                 const bool printable = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-                    return c > ' ' && c < 127;
+                    return c >= ' ' && c < 127;  // CK params hold spaces (gfx942130.db row 20020)
                 });
                 if (!printable) throw bad_row(fmt::format("{} '{}' is empty or not printable text", kColumns[i], value));
             }
