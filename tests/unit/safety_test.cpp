@@ -775,5 +775,6 @@ TEST(FaultSuite, RandomKillsLeaveEveryKdbOldOrCompleteNew) {
     }
     std::printf("fault suite: 36 trials, %d finished, %d interrupted (SIGINT), %d killed (SIGKILL)\n", finished,
                 interrupted, killed);
-    EXPECT_GE(interrupted + killed, 18) << "most trials should hit the command while it runs";
+    // Kill times are random and the machine may be loaded: a third of the trials landing mid-run is the floor.
+    EXPECT_GE(interrupted + killed, 12) << "too few trials hit the command while it ran";
 }
