@@ -6,6 +6,7 @@
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
+#include "perf_db_fixture.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -252,6 +253,25 @@ TEST(HipIgemmMIOpenTree, ForwardV4R4XdlopsGoldenDefaultGfx90a) {
         const ConvView view{forward};
         EXPECT_FALSE(s->applicable(view, SolverContext{t, tree().version(), "", nullptr, &tree()}, nullptr)) << spec;
     }
+}
+
+// The perf-db a test writes (tests/support/perf_db_fixture.hpp) reads back through PerfDb as MIOpen's own do:
+// the record is found for its problem and solver only, 2-D and 3-D keys alike.
+TEST(HipIgemm, PerfDbFixtureRecordsReadBack) {
+    test::TempDir dir;
+    const std::string key2d = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
+    const std::string key3d = "16-4-8-8-3x3x3-32-4-8-8-2-1x1x1-1x1x1-1x1x1-0-NCDHW-FP16-W";
+    const auto path = test::write_perf_db(dir / "fixture.db", {{key2d, "ConvHipImplicitGemmForwardV4R4Xdlops", "128,128,4,64,64,4,0,1,1"},
+                                                                {key3d, "ConvDirectNaiveConvWrw", "x"}});
+    const PerfDb perf(path);
+    EXPECT_EQ(perf.size(), 2u);
+    EXPECT_EQ(perf.find(parse_conv_problem_key(key2d), "ConvHipImplicitGemmForwardV4R4Xdlops"),
+              std::optional<std::string>("128,128,4,64,64,4,0,1,1"));
+    EXPECT_EQ(perf.find(parse_conv_problem_key(key2d), "ConvHipImplicitGemmV4R4Fwd"), std::nullopt);
+    EXPECT_EQ(perf.find(parse_conv_problem_key(key3d), "ConvDirectNaiveConvWrw"), std::optional<std::string>("x"));
+    EXPECT_EQ(perf.find(parse_conv_problem_key("64-56-56-3x3-64-56-56-16-1x1-1x1-1x1-0-NCHW-FP32-F"),
+                        "ConvHipImplicitGemmForwardV4R4Xdlops"),
+              std::nullopt);
 }
 
 // A sample of the planned keys compiles for every target the family runs on: per target and
