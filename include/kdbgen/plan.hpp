@@ -187,5 +187,8 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
 // Drops repeated (target, kdb key) pairs, keeping the first; sorts by target
 // then key so output never depends on input order.
 void deduplicate(Plan& plan);
+// What deduplicate() keeps of a later build with the same key as `kept`: the
+// union of their symbols (kept's first) and of the cards asking for it.
+void merge_duplicate_build(PlannedBuild& kept, PlannedBuild& duplicate);
 
 }  // namespace kdbgen

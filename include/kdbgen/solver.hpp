@@ -38,13 +38,18 @@ struct SolverKernel {
 // MIOpen's ProblemDescription getters over kdbgen's ConvProblem, named as
 // MIOpen names them so that solver files read like their MIOpen originals.
 struct ConvView {
+    // The key's type word is classified once: heuristics ask for it inside
+    // searches over thousands of configurations per problem.
+    ConvView(const ConvProblem& problem)  // NOLINT(google-explicit-constructor): ConvView{problem} reads as MIOpen's
+        : p(problem), type_(classify(problem.data_types)) {}
+
     const ConvProblem& p;
     bool Is2d() const { return p.spatial_dims == 2; }
     bool Is3d() const { return p.spatial_dims == 3; }
-    bool IsFp32() const { return p.data_types == "FP32"; }
-    bool IsFp16() const { return p.data_types == "FP16"; }
-    bool IsBfp16() const { return p.data_types == "BF16"; }
-    bool IsInt8() const { return p.data_types.starts_with("INT8"); }
+    bool IsFp32() const { return type_ == KeyType::Fp32; }
+    bool IsFp16() const { return type_ == KeyType::Fp16; }
+    bool IsBfp16() const { return type_ == KeyType::Bf16; }
+    bool IsInt8() const { return type_ == KeyType::Int8; }
     bool IsTensorsCasted() const { return !p.cast_suffix.empty(); }
     // With the convolution attribute at its default (src/include/miopen/convolution.hpp:83-85,
     // MIOpen 3.3.0): FP16-alt is not asked for forward, is for backward data and weights.
@@ -77,6 +82,17 @@ struct ConvView {
     const std::string& GetInLayout() const { return p.in_layout; }
     // Keys describe packed tensors: every length and stride fitting an int (not the element count).
     bool AllTensorsDimsFitIntoInt() const;
+
+private:
+    enum class KeyType : unsigned char { Fp32, Fp16, Bf16, Int8, Other };
+    static KeyType classify(const std::string& word) {
+        if (word == "FP32") return KeyType::Fp32;
+        if (word == "FP16") return KeyType::Fp16;
+        if (word == "BF16") return KeyType::Bf16;
+        if (word.starts_with("INT8")) return KeyType::Int8;
+        return KeyType::Other;
+    }
+    KeyType type_;
 };
 
 class Solver {

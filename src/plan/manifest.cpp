@@ -124,6 +124,22 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
     return plan;
 }
 
+void merge_duplicate_build(PlannedBuild& kept, PlannedBuild& duplicate) {
+    // The code object must define every symbol any of its users asked for
+    // (e.g. MIOpenNeuron.cl's forward and backward kernels share options).
+    auto& symbols = kept.build.kernels;
+    for (auto& s : duplicate.build.kernels)
+        if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(std::move(s));
+    // Asked for by every card if either user is; else by the cards of both.
+    if (kept.compute_units.empty() || duplicate.compute_units.empty()) {
+        kept.compute_units.clear();
+        return;
+    }
+    kept.compute_units.insert(kept.compute_units.end(), duplicate.compute_units.begin(), duplicate.compute_units.end());
+    std::sort(kept.compute_units.begin(), kept.compute_units.end());
+    kept.compute_units.erase(std::unique(kept.compute_units.begin(), kept.compute_units.end()), kept.compute_units.end());
+}
+
 void deduplicate(Plan& plan) {
     // Sort keys made once per build: a whole-architecture plan holds hundreds of
     // thousands of builds, and building the strings per comparison dominated planning.
@@ -140,27 +156,14 @@ void deduplicate(Plan& plan) {
     std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
         return std::tie(a.target, a.name, a.args, a.index) < std::tie(b.target, b.name, b.args, b.index);
     });
-    // One record per key; the code object must define every symbol any of its
-    // users asked for (e.g. MIOpenNeuron.cl's forward and backward kernels share options).
+    // One record per key.
     std::vector<PlannedBuild> unique;
     unique.reserve(keys.size());
     const Key* last = nullptr;
     for (const auto& key : keys) {
         auto& b = plan.builds[key.index];
         if (last && last->target == key.target && last->name == key.name && last->args == key.args) {
-            auto& kept = unique.back();
-            auto& symbols = kept.build.kernels;
-            for (auto& s : b.build.kernels)
-                if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(std::move(s));
-            // Asked for by every card if either user is; else by the cards of both.
-            if (kept.compute_units.empty() || b.compute_units.empty()) {
-                kept.compute_units.clear();
-            } else {
-                kept.compute_units.insert(kept.compute_units.end(), b.compute_units.begin(), b.compute_units.end());
-                std::sort(kept.compute_units.begin(), kept.compute_units.end());
-                kept.compute_units.erase(std::unique(kept.compute_units.begin(), kept.compute_units.end()),
-                                         kept.compute_units.end());
-            }
+            merge_duplicate_build(unique.back(), b);
             continue;
         }
         unique.push_back(std::move(b));

@@ -36,6 +36,7 @@
 #include <thread>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 namespace kdbgen {
 
@@ -152,6 +153,15 @@ std::vector<unsigned> card_compute_units(const Target& target, const SolverPlanO
                                      "MIOpen tree has no find-db for it): give --cus, e.g. --cus 30,36,40",
                                      target.spec(), target.name()));
     return {cus.begin(), cus.end()};
+}
+
+// Stands for ExecutionContext::general_compile_options while a solver forms its kernels
+// (no option string holds a unit separator).
+constexpr std::string_view kGeneralOptionsMarker = "\x1f";
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
 }
 
 struct Evaluation {
@@ -314,9 +324,11 @@ private:
     // `home` is the card whose status is reported (the find-db line's own);
     // with check_applicable, cards on which the solver does not apply get nothing; cards
     // `include` turns down are left out (home must be one it keeps).
+    // home_known_applicable: the caller has just seen applicable() hold on home.
     Evaluation evaluate(const ProblemSet::Entry& entry, const ConvView& view, const std::string& name,
                         const CardContext& home, bool check_applicable,
-                        const std::function<bool(const CardContext&)>& include = nullptr) const {
+                        const std::function<bool(const CardContext&)>& include = nullptr,
+                        bool home_known_applicable = false) const {
         Evaluation ev;
         const std::string general = data_type_options(view);
         if (excluded(name)) return {Status::Excluded, "", {}};
@@ -332,7 +344,8 @@ private:
         if (!solver->builds_kernels()) return {Status::Gemm, "", {}};
         const bool check = check_applicable && solver->applicability_modelled();
         std::string why;
-        if (check && !solver->applicable(view, context_for(home, general), &why)) return {Status::NotApplicable, why, {}};
+        if (check && !home_known_applicable && !solver->applicable(view, context_for(home, general), &why))
+            return {Status::NotApplicable, why, {}};
 
         // The cards to evaluate: all of them for a CU-dependent solver; else one per perf-db.
         std::vector<std::pair<const CardContext*, std::vector<unsigned>>> cards;
@@ -357,21 +370,28 @@ private:
             SolverContext ctx = context_for(*card, general);
             if (!reported && check && !solver->applicable(view, ctx, nullptr)) continue;
             // MIOpen asks for the data-type block once or twice (DESIGN.md):
-            // solvers that copy the general options get both keys.
+            // solvers that copy the general options get both keys. The solver runs
+            // once, with a marker where the block goes (its heuristics are the
+            // plan's hot spot), and each form is the marker replaced.
             std::vector<std::string> forms{general};
-            if (solver->uses_general_options()) forms.push_back(general + general);
+            if (solver->uses_general_options()) {
+                forms.push_back(general + general);
+                ctx.general_options = kGeneralOptionsMarker;
+            }
+            const auto solved = solver->kernels(view, ctx);
             std::vector<PlannedBuild> card_builds;
             bool failed = false;
             for (const auto& form : forms) {
-                ctx.general_options = form;
-                const auto kernels = solver->kernels(view, ctx);
-                std::string missing;
-                if (kernels.empty()) {
+                if (solved.empty()) {
                     // e.g. a tunable solver without a perf-db record whose default kdbgen cannot reproduce.
                     if (reported) ev = {Status::NoConfiguration, std::string(solver->missing_kernels_reason()), {}};
                     failed = true;
                     break;
                 }
+                auto kernels = solved;
+                if (solver->uses_general_options())
+                    for (auto& kernel : kernels) replace_all(kernel.options, kGeneralOptionsMarker, form);
+                std::string missing;
                 auto more = builds_for(entry, name, kernels, &missing);
                 if (!more) {
                     if (reported) ev = {Status::SourceMissing, missing, {}};
@@ -403,8 +423,20 @@ private:
     }
 
     void take(Evaluation& ev) {
-        for (auto& b : ev.builds) plan_.builds.push_back(std::move(b));
+        for (auto& b : ev.builds) add_build(std::move(b));
         ev.builds.clear();
+    }
+
+    // A repeated key is merged into the build already planned, as deduplicate() would merge it
+    // later: a whole find-db asks for the same helper and dynamic kernels thousands of times,
+    // and holding every copy until then was most of planning's memory.
+    void add_build(PlannedBuild&& build) {
+        const std::size_t index = plan_.builds.size();
+        plan_.builds.push_back(std::move(build));
+        const auto [at, added] = planned_.insert(index);
+        if (added) return;
+        merge_duplicate_build(plan_.builds[*at], plan_.builds.back());
+        plan_.builds.pop_back();
     }
 
     // Every find-db line for a problem key: one per find-db file that has it.
@@ -450,7 +482,8 @@ private:
                 }
                 continue;
             }
-            Evaluation ev = evaluate(entry, view, item.solver, home, true);
+            // never_run() and applicable() above passed on home (or the solver is not in the catalog).
+            Evaluation ev = evaluate(entry, view, item.solver, home, true, nullptr, true);
             result.winner = item.solver;
             result.status = ev.status;
             result.detail = ev.detail;
@@ -515,7 +548,7 @@ private:
                 }
             if (!home) continue;
             const std::string name(solver->name());
-            Evaluation ev = evaluate(entry, view, name, *home, true, include);
+            Evaluation ev = evaluate(entry, view, name, *home, true, include, true);
             if (ev.status == Status::NotApplicable || ev.status == Status::DefaultOff) continue;
             add_coverage(entry, name, ev.status, ev.detail.empty() ? reason : reason + "; " + ev.detail, true);
             take(ev);
@@ -602,14 +635,27 @@ private:
         for (auto& b : builds) {
             const auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
             if (users.size() < databases_.cards.size()) b.compute_units.assign(users.begin(), users.end());
-            plan_.builds.push_back(std::move(b));
+            add_build(std::move(b));
         }
     }
+
+    // Indexes of plan_.builds this planner added, by kdb key (all for target_).
+    struct SameKey {
+        const std::vector<PlannedBuild>* builds;
+        const KernelBuild& at(std::size_t i) const { return (*builds)[i].build; }
+        std::size_t operator()(std::size_t i) const {
+            return std::hash<std::string_view>()(at(i).options) ^ (std::hash<std::string_view>()(at(i).kernel_file) << 1);
+        }
+        bool operator()(std::size_t a, std::size_t b) const {
+            return at(a).options == at(b).options && at(a).kernel_file == at(b).kernel_file;
+        }
+    };
 
     const Target& target_;
     const SolverPlanOptions& options_;
     const TargetDatabases& databases_;
     Plan& plan_;
+    std::unordered_set<std::size_t, SameKey, SameKey> planned_{0, SameKey{&plan_.builds}, SameKey{&plan_.builds}};
 };
 
 }  // namespace
