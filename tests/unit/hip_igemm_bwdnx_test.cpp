@@ -501,7 +501,7 @@ TEST(HipIgemmBwdnxMIOpenTree, FindDbAgreement) {
         EXPECT_EQ(c.planned, c.accepted) << spec;  // every accepted problem has a valid configuration
         EXPECT_EQ(c.default_off, 0) << spec;       // all FP32, all on targets where deprecated solvers run
         if (spec == "gfx803_36") {
-            // IsComposableKernelSupportedHardware takes gfx803 with 64 CUs only (implicitgemm_util.hpp:569-584):
+            // IsComposableKernelSupportedHardware takes gfx803 with 64 CUs only (implicitgemm_util.hpp:574-584):
             // this find-db (the same V1R1 lines as gfx803_64's) is one MIOpen 3.3 cannot agree with.
             EXPECT_EQ(c.refused.size(), 1u) << spec;
             EXPECT_EQ(c.refused.count("not composable-kernel hardware"), 1u) << spec;
