@@ -90,6 +90,9 @@ bool fast_for_tuning(const XdlopsTile& t, const ConvView& p, long gemm_m, long g
 // down GemmBThreadDataPerRead_GemmN (1..read_high), GemmKPerBlock (1..8), GemmKPack (FP32 1..4,
 // FP16 4..8, BF16 2..8), GemmNPerWave, GemmMPerWave (4..128), GemmNPerBlock, GemmMPerBlock (4..256)
 // until `valid` holds or every value was visited (then the last one visited is returned).
+// With the ADD_VECTOR_LOAD gates off no check reads GemmBThreadDataPerRead_GemmN (V4R5's IsValidValue
+// wants it in 1..8, which every walked value is), so a tile is judged once, not once per read width:
+// `valid` must not depend on that field.
 template <typename Valid>
 XdlopsTile walk(const ConvView& p, int read_high, Valid valid) {
     using hip_igemm::previous_two_power;
@@ -107,12 +110,15 @@ XdlopsTile walk(const ConvView& p, int read_high, Valid valid) {
                             : previous_two_power<2, 8>(t.GemmKPack);
     };
     bool all_visited = false;
+    bool judged = false, last = false;  // the verdict on the tile, kept while only the read width steps
     do {
         // Each step that wraps around carries into the next field, as the do { ... } while (false) does.
-        all_visited = step_read() && previous_two_power<1, 8>(t.GemmKPerBlock) && step_kpack() &&
+        const bool read_wrapped = step_read();
+        all_visited = read_wrapped && previous_two_power<1, 8>(t.GemmKPerBlock) && step_kpack() &&
                       previous_two_power<4, 128>(t.GemmNPerWave) && previous_two_power<4, 128>(t.GemmMPerWave) &&
                       previous_two_power<4, 256>(t.GemmNPerBlock) && previous_two_power<4, 256>(t.GemmMPerBlock);
-        if (valid(t)) break;
+        if (read_wrapped || !judged) last = valid(t), judged = true;
+        if (last) break;
     } while (!all_visited);
     return t;
 }
