@@ -2,7 +2,8 @@
 // and ConvHipImplicitGemmForwardV4R5Xdlops (src/plan/solvers/hip_igemm_fwd_v4r4_xdlops_padded_gemm.cpp,
 // hip_igemm_fwd_v4r5_xdlops.cpp): golden keys from the heuristic default and from a perf-db record,
 // applicability against every find-db line of MIOpen 3.3.0 that lists them, and one planned kernel
-// per solver and target compiled.
+// per solver and target compiled. The golden tests (HipIgemmFwdx.*) need no MIOpen tree; the find-db and
+// compile tests (HipIgemmFwdxMIOpenTree.*) need KDBGEN_MIOPEN_SRC.
 //
 // Options written down from MIOpen 3.3.0 (develop 2d1fd997):
 //   src/solver/conv/conv_hip_implicit_gemm_fwd_v4r4_xdlops_padded_gemm.cpp:979-1023 (GetSolution)
@@ -42,6 +43,10 @@ const MiopenTree& tree() {
     return t;
 }
 
+// The solvers read neither the tree nor the version: the golden tests run without a tree too.
+MiopenVersion version() { return tree_dir() ? tree().version() : MiopenVersion{3, 3, 0}; }
+const MiopenTree* tree_or_null() { return tree_dir() ? &tree() : nullptr; }
+
 #define NEEDS_TREE() \
     if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
@@ -65,7 +70,7 @@ Planned plan_one(const char* name, const std::string& problem_key, const std::st
     const ConvView view{problem};
     const Target target = parse_target(target_spec);
     if (general_options == "-") general_options = data_type_options(view);
-    const SolverContext ctx{target, tree().version(), general_options, perf, &tree()};
+    const SolverContext ctx{target, version(), general_options, perf, tree_or_null()};
     std::string why;
     EXPECT_TRUE(solver(name).applicable(view, ctx, &why)) << name << " " << problem_key << ": " << why;
     const auto kernels = solver(name).kernels(view, ctx);
@@ -124,8 +129,7 @@ const std::string kProblemA = "1-157-681-5x20-32-153-662-16-0x0-1x1-1x1-0-NCHW-F
 // values per thread, one along M: clusters 4 x 32 x 1, write 4. B copy (:429-569): Wo = 662 allows 2-wide
 // reads; 4*128*4/128 = 16 values, 8 per read split KPack-first: 4 along KPack, 2 along K: clusters 2 x 64 x 1,
 // LDS write gcd(4, 4) = 4. Grid = 32/32 * 1620608/128 = 12661. Pads (:1016-1018): 0, 32, 12.
-TEST(HipIgemmFwdxMIOpenTree, PaddedGemmGoldenDefaultGfx908) {
-    NEEDS_TREE();
+TEST(HipIgemmFwdx, PaddedGemmGoldenDefaultGfx908) {
     const auto k = plan_one(kPadded, kProblemA, "gfx908:sramecc+:xnack-_120");
     EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw_padded_gemm.cpp");
     EXPECT_EQ(k.symbol, "gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw_padded_gemm");
@@ -171,8 +175,7 @@ TEST(HipIgemmFwdxMIOpenTree, PaddedGemmGoldenDefaultGfx908) {
 // 4*128*8/256 = 16 values split KPack-first gcd(8, 16) = 8, then 2 along K: clusters 2 x 128 x 1 = 256,
 // write gcd(8, 8) = 8; LDS 4*8*256*2 = 16 KiB. Grid = 256/128 * 508032/128 = 7938.
 // The default differs (256 x 128 tiles, pads 0, 18, 7), so the options show the record was used.
-TEST(HipIgemmFwdxMIOpenTree, PaddedGemmGoldenFromPerfDbRecordGfx90a) {
-    NEEDS_TREE();
+TEST(HipIgemmFwdx, PaddedGemmGoldenFromPerfDbRecordGfx90a) {
     const std::string problem = "1-1003-80-3x3-256-501-39-26-0x0-2x2-1x1-0-NCHW-FP16-F";
     test::TempDir dir;
     const PerfDb perf(test::write_perf_db(dir / "gfx90a6e.db", {{problem, kPadded, "128,128,4,64,64,8,32,128,32,0,1,1"}}));
@@ -230,8 +233,7 @@ TEST(HipIgemmFwdxMIOpenTree, PaddedGemmGoldenFromPerfDbRecordGfx90a) {
 // gcd(4, 2) = 2, 2*32*2/64 = 2 values = one read per thread: clusters 2 x 32 x 1 = 64 (the whole block), write 2.
 // B copy (:429-578): Wo 662 gives 2-wide reads along B; 2*1*32*2/64 = 2 values, one read: KPack gcd(2, 1) = 1,
 // K 1: clusters 2 x 16 x 2 = 64, write gcd(4, 1) = 1. Grid = 32/32 * 1620576/32 = 50643.
-TEST(HipIgemmFwdxMIOpenTree, V4R5GoldenDefaultGfx908) {
-    NEEDS_TREE();
+TEST(HipIgemmFwdx, V4R5GoldenDefaultGfx908) {
     const auto k = plan_one(kV4R5, kProblemA, "gfx908:sramecc+:xnack-_120");
     EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_forward_implicit_gemm_v4r5_xdlops_nchw_kcyx_nkhw.cpp");
     EXPECT_EQ(k.symbol, "gridwise_convolution_forward_implicit_gemm_v4r5_xdlops_nchw_kcyx_nkhw");
@@ -256,7 +258,7 @@ TEST(HipIgemmFwdxMIOpenTree, V4R5GoldenDefaultGfx908) {
     // 1x1 filters are refused (:1038-1040), though the GEMM would fit.
     const auto one = parse_conv_problem_key("64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F");
     std::string why;
-    EXPECT_FALSE(solver(kV4R5).applicable(ConvView{one}, {parse_target("gfx908_120"), tree().version(), "", nullptr, &tree()},
+    EXPECT_FALSE(solver(kV4R5).applicable(ConvView{one}, {parse_target("gfx908_120"), version(), "", nullptr, tree_or_null()},
                                           &why));
     EXPECT_EQ(why, "1x1 filter");
 }
@@ -271,8 +273,7 @@ TEST(HipIgemmFwdxMIOpenTree, V4R5GoldenDefaultGfx908) {
 // gcd(8, 16) = 8, then 2 along K: clusters 2 x 64 x 1 = 128, write gcd(8, 8) = 8; LDS 4*8*160*2 = 10 KiB.
 // Grid = 32 * 32/32 * 25088/128 = 6272. The default takes NPerBlock 256 (4 waves along N), so the options
 // show the record was used.
-TEST(HipIgemmFwdxMIOpenTree, V4R5GoldenFromPerfDbRecordGfx90a) {
-    NEEDS_TREE();
+TEST(HipIgemmFwdx, V4R5GoldenFromPerfDbRecordGfx90a) {
     const std::string problem = "1024-14-14-3x3-1024-14-14-128-1x1-1x1-1x1-0-NCHW-FP16-F_g32";
     test::TempDir dir;
     const PerfDb perf(test::write_perf_db(dir / "gfx90a6e.db", {{problem, kV4R5, "32,128,4,32,64,8,0,1,1"}}));
@@ -320,8 +321,7 @@ TEST(HipIgemmFwdxMIOpenTree, V4R5GoldenFromPerfDbRecordGfx90a) {
 // Where the solvers run: xdlops targets (IsXdlopsSupport, implicitgemm_util.hpp:206-214): gfx908 and gfx90a.
 // gfx94x has xdlops, but the solvers are deprecated (ThisSolverIsDeprecatedStatic, src/solver.cpp:716-732)
 // and off there by default; gfx900, gfx906 and gfx1030 have no xdlops. The default reads the CU count.
-TEST(HipIgemmFwdxMIOpenTree, TargetsAndComputeUnits) {
-    NEEDS_TREE();
+TEST(HipIgemmFwdx, TargetsAndComputeUnits) {
     const auto problem = parse_conv_problem_key(kProblemA);
     const ConvView view{problem};
     for (const char* name : {kPadded, kV4R5}) {
@@ -329,16 +329,16 @@ TEST(HipIgemmFwdxMIOpenTree, TargetsAndComputeUnits) {
         EXPECT_TRUE(s.uses_compute_units()) << name;
         for (const char* spec : {"gfx900_56", "gfx906_60", "gfx1030_36"}) {
             std::string why;
-            EXPECT_FALSE(s.applicable(view, {parse_target(spec), tree().version(), "", nullptr, &tree()}, &why)) << spec;
+            EXPECT_FALSE(s.applicable(view, {parse_target(spec), version(), "", nullptr, tree_or_null()}, &why)) << spec;
             EXPECT_EQ(why, "no xdlops") << name << " " << spec;
         }
-        const SolverContext g942{parse_target("gfx942_304"), tree().version(), "", nullptr, &tree()};
+        const SolverContext g942{parse_target("gfx942_304"), version(), "", nullptr, tree_or_null()};
         EXPECT_TRUE(s.applicable(view, g942, nullptr)) << name;
         const auto off = s.disabled_by_default(view, g942);
         ASSERT_TRUE(off.has_value()) << name;
         EXPECT_NE(off->find("MIOPEN_DEBUG_ENABLE_DEPRECATED_SOLVERS"), std::string::npos);
         for (const char* spec : {"gfx908_120", "gfx90a_110"})
-            EXPECT_FALSE(s.disabled_by_default(view, {parse_target(spec), tree().version(), "", nullptr, &tree()}))
+            EXPECT_FALSE(s.disabled_by_default(view, {parse_target(spec), version(), "", nullptr, tree_or_null()}))
                 << spec;
     }
     // The CU count in IsFastToBeUsedForTuning (v4r5_xdlops.cpp:694-742): N 1, C 16, 24x240, 3x3, pad 1, K 32,
@@ -377,7 +377,7 @@ TEST(HipIgemmFwdxMIOpenTree, ApplicableWhereverTheFindDbsListThem) {
         ASSERT_TRUE(path) << spec;
         for (const auto& entry : read_find_db(*path)) {
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
             for (const auto& item : entry.solvers) {
                 if (item.solver != kPadded && item.solver != kV4R5) continue;
                 auto& c = counts[item.solver + " " + std::string(spec)];
@@ -422,7 +422,7 @@ TEST(HipIgemmFwdxMIOpenTree, PlannedKernelsCompile) {
         for (const auto& entry : read_find_db(*fdb)) {
             if (builds.size() == 2) break;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
             for (const auto& item : entry.solvers) {
                 if ((item.solver != kPadded && item.solver != kV4R5) || builds.count(item.solver)) continue;
                 const Solver& s = solver(item.solver == kPadded ? kPadded : kV4R5);
@@ -466,7 +466,7 @@ TEST(HipIgemmFwdxMIOpenTree, DISABLED_FindComputeUnitDependentProblems) {
             std::map<std::string, std::vector<std::string>> by_options;
             for (const char* spec : {"gfx90a:sramecc+:xnack-_104", "gfx90a:sramecc+:xnack-_110", "gfx908:sramecc+:xnack-_120", "gfx90a_60", "gfx90a_20"}) {
                 const Target t = parse_target(spec);
-                auto k = solver(name).kernels(view, {t, tree().version(), "", nullptr, &tree()});
+                auto k = solver(name).kernels(view, {t, version(), "", nullptr, tree_or_null()});
                 auto o = k[0].options;
                 o = o.substr(0, o.find(" -DCK_USE_AMD_XDLOPS"));
                 by_options[o].push_back(spec);
@@ -503,7 +503,7 @@ TEST(HipIgemmFwdxMIOpenTree, DISABLED_DumpSolverKeys) {
             for (const auto& item : entry.solvers) listed |= item.solver == name;
             if (!listed) continue;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
             std::string why;
             const bool ok = s->applicable(view, ctx, &why);
             out << spec << " " << entry.key << " " << (ok ? "yes" : "no: " + why) << "\n";
