@@ -167,7 +167,7 @@ TEST(HipIgemmFwdx, PaddedGemmGoldenDefaultGfx908) {
 // gfx90a with 110 CUs, FP16, a perf-db record (the fixture: MIOpen's gfx90a perf-dbs are not in the tree).
 // Problem: N 26, C 1, 1003x80 -> 501x39 with a 3x3 filter, stride 2, K 256: GEMM M = 256, N = 26*501*39 =
 // 508014, K = 9; padded to 16/64/4 for IsApplicable N and K need padding.
-// The record 128,128,4,64,64,8,32,128,32,0,1,1 (Visit order, solvers.hpp:1238-1251) passes IsReallyValid
+// The record 128,128,4,64,64,8,32,128,32,0,1,1 (Visit order, solvers.hpp:1243-1258) passes IsReallyValid
 // (:600-660): its own factors pad to M 256 (+0), N 508032 = 128*3969 (+18), K 32 (+23); two-power values,
 // wave shape 64 x 64 (block 256), 32/8 = 4 a multiple of KPerBlock 4, M and N multiples of 128; A copy:
 // K was padded so the KPack read is gcd(4, 8, 9) = 1, 4*128*8/256 = 16 values per thread, gcd(128, 16) = 16
@@ -265,7 +265,7 @@ TEST(HipIgemmFwdx, V4R5GoldenDefaultGfx908) {
 
 // gfx90a with 110 CUs, FP16, groups 32, a perf-db record (the fixture). Problem: N 128, C 1024, K 1024, 14x14,
 // 3x3 filter, pad 1, G 32: GEMM M = 1024/32 = 32, N = 128*14*14 = 25088 = 128*196, K = 32*9 = 288.
-// The record 32,128,4,32,64,8,0,1,1 (Visit order, solvers.hpp:1181-1192) passes IsReallyValid (:608-676):
+// The record 32,128,4,32,64,8,0,1,1 (Visit order, solvers.hpp:1181-1193) passes IsReallyValid (:608-676):
 // wave shape 32 x 64 (block 128), NWaves = 128/64 = 2 divides N 128, 288/8 = 36 a multiple of 4; A copy
 // (:342-426): read gcd(4, 8) = 4, 4*32*8/128 = 8 values, 2 reads: gcd(32, 2) = 2 along M: clusters
 // 4 x 16 x 2 = 128 (the whole block), write gcd(8, 4) = 4; B copy (:429-578): pad 1 (left 1, right 1) gives

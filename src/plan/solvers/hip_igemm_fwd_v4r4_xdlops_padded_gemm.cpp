@@ -18,7 +18,7 @@
 //   :860-890  CalculateGemmSize: M, N, K each padded up to a multiple of its factor
 //   :902-1029 GetSolution: file, kernel name, options (below)
 //   :1031-1104 IsApplicable
-//   src/include/miopen/conv/solvers.hpp:1219-1250 the perf-db record: twelve fields in Visit order
+//   src/include/miopen/conv/solvers.hpp:1219-1258 the perf-db record: twelve fields in Visit order (:1243-1258)
 //   GemmMPerBlock,GemmNPerBlock,GemmKPerBlock,GemmMPerWave,GemmNPerWave,GemmKPack,GemmMFactor,
 //   GemmNFactor,GemmKFactor,GemmAThreadCopyMoreGemmK,GemmBThreadCopyMoreGemmKPack,GemmBThreadDataPerRead_GemmN
 //

@@ -22,7 +22,7 @@
 //   :868-874  IsValidPerformanceConfig: IsReallyValid
 //   :886-1000 GetSolution: file, kernel name, options (below)
 //   :1002-1076 IsApplicable
-//   src/include/miopen/conv/solvers.hpp:1155-1192 the perf-db record: nine fields in Visit order
+//   src/include/miopen/conv/solvers.hpp:1155-1193 the perf-db record: nine fields in Visit order (:1181-1193)
 //   GemmMPerBlock,GemmNPerBlock,GemmKPerBlock,GemmMPerWave,GemmNPerWave,GemmKPack,
 //   GemmAThreadCopyMoreGemmK,GemmBThreadCopyMoreGemmKPack,GemmBThreadDataPerRead_GemmN
 //

@@ -46,7 +46,7 @@ struct GemmSize {
 };
 GemmSize gemm_size(const FwdProblem& q, int m_factor = 1, int n_factor = 1, int k_factor = 1);
 
-// The nine fields in Visit order (src/include/miopen/conv/solvers.hpp:1099-1140, :1155-1192).
+// The nine fields in Visit order (src/include/miopen/conv/solvers.hpp:1099-1140, :1181-1193).
 struct XdlopsTile {
     int GemmMPerBlock = 0, GemmNPerBlock = 0, GemmKPerBlock = 0, GemmMPerWave = 0, GemmNPerWave = 0, GemmKPack = 0;
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
