@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -30,6 +31,33 @@ std::string_view language_name(Language language);
 // assembly, anything else OpenCL. Throws InputError for an unknown one.
 Language language_of(const fs::path& source);
 
+// Folders many builds share (a whole find-db plans 10^5 builds with the same
+// few include folders): one list, shared between copies, copied on write.
+class SharedPaths {
+public:
+    SharedPaths() = default;
+    SharedPaths(std::initializer_list<fs::path> paths) : SharedPaths(std::vector<fs::path>(paths)) {}
+    explicit SharedPaths(std::vector<fs::path> paths)
+        : paths_(std::make_shared<const std::vector<fs::path>>(std::move(paths))) {}
+    std::vector<fs::path>::const_iterator begin() const { return list().begin(); }
+    std::vector<fs::path>::const_iterator end() const { return list().end(); }
+    std::size_t size() const { return list().size(); }
+    bool empty() const { return list().empty(); }
+    const fs::path& operator[](std::size_t i) const { return list()[i]; }
+    void push_back(fs::path path) {
+        auto copy = list();
+        copy.push_back(std::move(path));
+        *this = SharedPaths(std::move(copy));
+    }
+
+private:
+    const std::vector<fs::path>& list() const {
+        static const std::vector<fs::path> none;
+        return paths_ ? *paths_ : none;
+    }
+    std::shared_ptr<const std::vector<fs::path>> paths_;
+};
+
 // One code object to build.
 struct KernelBuild {
     fs::path source;                      // the kernel source file
@@ -37,7 +65,7 @@ struct KernelBuild {
     std::string options;                  // the solver's options: the kdb key's args without -mcpu
     Target target;
     std::vector<std::string> kernels;     // symbols the code object must define
-    std::vector<fs::path> include_dirs;   // searched after the source's own folder
+    SharedPaths include_dirs;             // searched after the source's own folder
 
     Language language() const { return language_of(source); }
     std::string kdb_name() const { return kernel_file + ".o"; }
@@ -103,6 +131,9 @@ std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, con
 // references. keyword_calls lists "macro parameter" pairs passed by keyword,
 // which are left alone.
 std::string rename_shadowing_macro_parameters(std::string_view text, const std::set<std::string>& keyword_calls = {});
+// Adds the "macro parameter" pairs of text's keyword calls: every line `<symbol> <args>`
+// (symbol as the assembler spells macro names) whose args hold `parameter=`.
+void add_keyword_calls(std::string_view text, std::set<std::string>& keyword_calls);
 // Part of the cache key of assembly builds: bump when the rewrite changes.
 inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-2";
 // The SHA-256 of the overlay's files (names and contents) for source_dir, or

@@ -44,6 +44,9 @@ private:
 // have ok=false and log "not built".
 std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vector<KernelBuild>& builds,
                                       const JobOptions& options, std::atomic<bool>& cancel, std::ostream& log);
+// The same over builds held elsewhere (a whole-architecture build does not copy 10^5 of them).
+std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vector<const KernelBuild*>& builds,
+                                      const JobOptions& options, std::atomic<bool>& cancel, std::ostream& log);
 
 unsigned default_job_count();
 

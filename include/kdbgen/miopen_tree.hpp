@@ -3,6 +3,7 @@
 // kdbgen reads it; nothing from it is part of kdbgen.
 #pragma once
 
+#include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
@@ -64,6 +65,10 @@ public:
     // The path of a kernel MIOpen names by its file name (kernels live in
     // subfolders too: gpu_reference_kernel/naive_conv.cpp).
     std::optional<fs::path> kernel_source(const std::string& file_name) const;
+    // The folders a kernel source of this tree includes from, besides its own: the kernels
+    // folder, and for the static composable kernels every folder of their headers (MIOpen
+    // embeds each under its bare name, src/CMakeLists.txt:365, MIOpen 3.3.0).
+    const SharedPaths& include_dirs(const fs::path& source) const;
     // The system find-db MIOpen installs from this tree and reads for a card
     // (FindDbRecord_t::GetInstalledPathFile, src/find_db.cpp:124-201, MIOpen 3.3.0):
     // <DbBasename>.HIP.fdb.txt[.bz2], else its inexact search. nullopt for arch-wide targets.
@@ -80,6 +85,8 @@ public:
 private:
     fs::path root_;
     fs::path kernels_dir_;
+    std::string composable_kernel_dir_;  // kernels_dir_/static_composable_kernel/, as text
+    SharedPaths include_dirs_, composable_kernel_include_dirs_;
     MiopenVersion version_, detected_;
     std::shared_ptr<std::map<std::string, fs::path>> sources_;
 };

@@ -137,6 +137,8 @@ struct SolverPlanOptions {
     bool find_db_problems_when_empty = true;
     // Evaluate every listed entry for coverage (kdbgen plan), not only as far as each line's winner.
     bool entry_coverage = true;
+    // Keep Plan::coverage and Plan::lines (kdbgen plan reports them; a build needs only the builds).
+    bool record_coverage = true;
     // Known CU counts per processor, for arch-wide targets (configs/targets/products.toml or --cus).
     std::map<std::string, std::vector<unsigned>> compute_units;
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
@@ -178,6 +180,7 @@ struct ShardSpec {
 ShardSpec parse_shard(std::string_view text);  // "2/3" -> {1, 3}; InputError otherwise
 double estimated_compile_cost(const KernelBuild& build);
 std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count);
+std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count);
 
 // Reads a kernel manifest: [[kernel]] tables with file, symbols, options
 // (one string per variant) and optional targets (processor prefixes the

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -351,7 +352,9 @@ int run_build(const BuildOptions& options) {
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
     // Every input is read and checked before anything is written: bad input leaves no output folder behind.
-    Plan plan = make_plan(options, targets, solver_planning(options));
+    auto planning = solver_planning(options);
+    if (planning) planning->options.record_coverage = false;  // coverage is kdbgen plan's report
+    Plan plan = make_plan(options, targets, planning);
     std::error_code ec;
     // Checked now, created only once the inputs are known good: a rejected
     // input leaves no folder behind.
@@ -361,8 +364,8 @@ int run_build(const BuildOptions& options) {
 
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
-        std::vector<KernelBuild> all;
-        for (const auto& planned : plan.builds) all.push_back(planned.build);
+        std::vector<const KernelBuild*> all;
+        for (const auto& planned : plan.builds) all.push_back(&planned.build);
         const auto shards = assign_shards(all, spec.count);
         std::vector<PlannedBuild> mine;
         for (std::size_t i = 0; i < plan.builds.size(); ++i)
@@ -378,14 +381,16 @@ int run_build(const BuildOptions& options) {
                 throw InputError(fmt::format("the plan has no kernel for {} ({}){}: nothing written", target.kdb_filename(),
                                              target.spec(), options.shard.empty() ? "" : " in shard " + options.shard));
 
-    std::vector<KernelBuild> unique;
-    std::map<std::string, std::size_t> index_of;
+    // The builds to compile, in plan.builds (which stays as it is from here on).
+    std::vector<const KernelBuild*> unique;
     std::vector<std::size_t> unique_index(plan.builds.size());
-    for (std::size_t i = 0; i < plan.builds.size(); ++i) {
-        const auto identity = compile_identity(plan.builds[i].build);
-        auto [it, added] = index_of.emplace(identity, unique.size());
-        if (added) unique.push_back(plan.builds[i].build);
-        unique_index[i] = it->second;
+    {
+        std::unordered_map<std::string, std::size_t> index_of;
+        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+            auto [it, added] = index_of.emplace(compile_identity(plan.builds[i].build), unique.size());
+            if (added) unique.push_back(&plan.builds[i].build);
+            unique_index[i] = it->second;
+        }
     }
     clock.mark("plan");
     auto cache = options.cache.open();
@@ -397,16 +402,18 @@ int run_build(const BuildOptions& options) {
     if (options.dry_run) {
         // The exact commands a build runs, with {OUT} and {SCRATCH} for the
         // per-kernel output file and scratch folder (tools/bench replays them).
-        nlohmann::json commands = nlohmann::json::array();
-        for (const auto& build : unique) {
-            nlohmann::json lines = nlohmann::json::array();
-            for (const auto& argv : compiler.commands(build, "{OUT}", "{SCRATCH}")) lines.push_back(argv);
-            commands.push_back({{"kernel", build.describe()}, {"commands", lines}});
-            if (!options.json)
-                for (const auto& argv : lines) fmt::print("{}\n", shell_quote(argv.get<std::vector<std::string>>()));
+        // Printed as they are formed: a whole architecture has 10^5 of them.
+        if (options.json) fmt::print("{{\"compiles\": [");
+        for (std::size_t i = 0; i < unique.size(); ++i) {
+            const auto commands = compiler.commands(*unique[i], "{OUT}", "{SCRATCH}");
+            if (options.json)
+                fmt::print("{}{}", i ? ",\n" : "\n",
+                           json_text(nlohmann::json{{"kernel", unique[i]->describe()}, {"commands", commands}}));
+            else
+                for (const auto& argv : commands) fmt::print("{}\n", shell_quote(argv));
         }
         if (spdlog::should_log(spdlog::level::debug)) fmt::print(stderr, "kdbgen: phases: {}\n", clock.summary(plan));
-        if (options.json) print_json({{"compiles", commands}, {"phases", clock.json(plan)}});
+        if (options.json) fmt::print("],\n\"phases\": {}}}\n", json_text(clock.json(plan)));
         return kExitOk;
     }
 
@@ -457,7 +464,7 @@ int run_build(const BuildOptions& options) {
         if (results[i].ok) continue;
         ++failed;
         if (!options.json)
-            fmt::print(stderr, "kdbgen: error: {} failed\n  command: {}\n{}\n", unique[i].describe(),
+            fmt::print(stderr, "kdbgen: error: {} failed\n  command: {}\n{}\n", unique[i]->describe(),
                        results[i].command.empty() ? "(none run)" : results[i].command, first_lines(results[i].log, 40));
     }
     if (failed && options.fail_fast) {
@@ -761,8 +768,8 @@ Action add_plan_command(CLI::App& app) {
         const Plan plan = make_plan(*options, options->targets.resolve(), planning);
         std::vector<unsigned> shard_of;
         if (*shards > 0) {
-            std::vector<KernelBuild> all;
-            for (const auto& planned : plan.builds) all.push_back(planned.build);
+            std::vector<const KernelBuild*> all;
+            for (const auto& planned : plan.builds) all.push_back(&planned.build);
             shard_of = assign_shards(all, *shards);
         }
         nlohmann::json builds = nlohmann::json::array();

@@ -125,6 +125,10 @@ void print_json(const nlohmann::json& value) {
     std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
+std::string json_text(const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json target_json(const Target& target) {
     const auto feature = [](std::optional<bool> state) -> nlohmann::json {
         if (!state) return nullptr;

@@ -54,6 +54,8 @@ struct TargetFlags {
 
 std::uint64_t parse_size(const std::string& text);  // 500M, 5G, 1024
 void print_json(const nlohmann::json& value);
+// One line of JSON (invalid UTF-8 replaced), for output written piece by piece.
+std::string json_text(const nlohmann::json& value);
 nlohmann::json target_json(const Target& target);
 
 }  // namespace kdbgen::cli

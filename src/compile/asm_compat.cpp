@@ -90,7 +90,52 @@ std::vector<MacroParameter> macro_parameters(const std::string& line, std::strin
     return params;
 }
 
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+
+bool is_symbol_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; }
+
+bool is_symbol_char(char c) { return is_word_char(c) || c == '.' || c == '$'; }
+
+// One line's "macro param" pairs: a line `<symbol> <args>` whose args hold `param=`.
+void add_line_keyword_calls(std::string_view line, std::set<std::string>& out) {
+    if (line.find('=') == std::string_view::npos) return;
+    std::size_t i = 0;
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (i >= line.size() || !is_symbol_start(line[i])) return;
+    const std::size_t name_start = i;
+    while (i < line.size() && is_symbol_char(line[i])) ++i;
+    const std::string_view name = line.substr(name_start, i - name_start);
+    if (i >= line.size() || !is_space(line[i])) return;
+    while (i < line.size() && is_space(line[i])) ++i;
+    const std::string_view args = line.substr(i);
+    // The whole line is the call: no line break inside its arguments.
+    if (args.find_first_of("\r\n") != std::string_view::npos) return;
+    for (std::size_t k = 0; k < args.size();) {
+        if (!(std::isalpha(static_cast<unsigned char>(args[k])) || args[k] == '_')) {
+            ++k;
+            continue;
+        }
+        const std::size_t start = k;
+        while (k < args.size() && is_word_char(args[k])) ++k;
+        std::size_t after = k;
+        while (after < args.size() && is_space(args[after])) ++after;
+        if (after < args.size() && args[after] == '=') {
+            out.insert(std::string(name) + " " + std::string(args.substr(start, k - start)));
+            k = after + 1;
+        }
+    }
+}
+
 }  // namespace
+
+void add_keyword_calls(std::string_view text, std::set<std::string>& keyword_calls) {
+    // Lines as std::getline splits them.
+    for (std::size_t start = 0; start < text.size();) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        add_line_keyword_calls(text.substr(start, end - start), keyword_calls);
+        start = end + 1;
+    }
+}
 
 std::string rename_shadowing_macro_parameters(std::string_view text, const std::set<std::string>& keyword_calls) {
     std::vector<std::string> lines;
@@ -157,19 +202,10 @@ const CompatOverlay& compat_overlay(const fs::path& source_dir, const fs::path& 
     // "name param=" anywhere means a caller passes that parameter by keyword: leave it alone.
     std::set<std::string> keyword_calls;
     std::map<fs::path, std::string> texts;
-    static const std::regex call(R"(^\s*([A-Za-z_.$][\w.$]*)\s+(.*)$)");
-    static const std::regex keyword(R"(([A-Za-z_]\w*)\s*=)");
     for (const auto& file : files) {
         const Bytes data = read_file(file);
         std::string text(data.data(), data.size());
-        std::istringstream in(text);
-        for (std::string line; std::getline(in, line);) {
-            std::smatch m;
-            if (!std::regex_match(line, m, call) || line.find('=') == std::string::npos) continue;
-            const std::string args = m[2];
-            for (auto k = std::sregex_iterator(args.begin(), args.end(), keyword); k != std::sregex_iterator(); ++k)
-                keyword_calls.insert(m[1].str() + " " + (*k)[1].str());
-        }
+        add_keyword_calls(text, keyword_calls);
         texts[file] = std::move(text);
     }
     CompatOverlay overlay;

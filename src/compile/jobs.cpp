@@ -63,6 +63,14 @@ void Progress::close() {
 
 std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vector<KernelBuild>& builds,
                                       const JobOptions& options, std::atomic<bool>& cancel, std::ostream& log) {
+    std::vector<const KernelBuild*> pointers;
+    pointers.reserve(builds.size());
+    for (const auto& build : builds) pointers.push_back(&build);
+    return run_builds(compiler, pointers, options, cancel, log);
+}
+
+std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vector<const KernelBuild*>& builds,
+                                      const JobOptions& options, std::atomic<bool>& cancel, std::ostream& log) {
     std::vector<CompileResult> results(builds.size());
     for (auto& result : results) result.log = "not built";
     std::atomic<std::size_t> next{0};
@@ -75,7 +83,7 @@ std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vecto
         while (!cancel.load() && !stop.load()) {
             const std::size_t index = next.fetch_add(1);
             if (index >= builds.size()) return;
-            CompileResult result = compiler.compile(builds[index], &cancel);
+            CompileResult result = compiler.compile(*builds[index], &cancel);
             if (cancel.load() && !result.ok) return;  // interrupted: not a kernel failure
             if (options.on_result) {
                 try {
@@ -91,7 +99,7 @@ std::vector<CompileResult> run_builds(const Compiler& compiler, const std::vecto
             std::lock_guard lock(report_mutex);
             if (!result.ok && options.fail_fast) stop = true;
             results[index] = std::move(result);
-            progress.finished(builds[index], results[index]);
+            progress.finished(*builds[index], results[index]);
         }
     };
     const unsigned count = std::max(1u, std::min<unsigned>(options.jobs ? options.jobs : default_job_count(),

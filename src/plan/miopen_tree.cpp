@@ -141,6 +141,10 @@ PerfDb::PerfDb(const fs::path& path) {
 
 PerfDb::~PerfDb() = default;
 
+const SharedPaths& MiopenTree::include_dirs(const fs::path& source) const {
+    return source.native().starts_with(composable_kernel_dir_) ? composable_kernel_include_dirs_ : include_dirs_;
+}
+
 std::optional<std::string> PerfDb::find(const ConvProblem& problem, const std::string& solver) const {
     const auto it = records_.find({config_key(problem), solver});
     if (it == records_.end()) return std::nullopt;
@@ -159,6 +163,12 @@ MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string
     MiopenTree tree;
     tree.root_ = dir;
     tree.kernels_dir_ = tree.root_ / "src" / "kernels";
+    const auto composable_kernel = tree.kernels_dir_ / "static_composable_kernel";
+    tree.composable_kernel_dir_ = (composable_kernel / "").string();
+    tree.include_dirs_ = SharedPaths{tree.kernels_dir_};
+    tree.composable_kernel_include_dirs_ = SharedPaths{tree.kernels_dir_};
+    for (const char* dir : {"utility", "tensor_description", "tensor_operation", "kernel_algorithm"})
+        tree.composable_kernel_include_dirs_.push_back(composable_kernel / "include" / dir);
     tree.detected_ = parse_miopen_version(match[1].str());
     tree.version_ = tree.detected_;
     if (assume_version) {

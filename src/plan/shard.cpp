@@ -6,24 +6,40 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <system_error>
+#include <unordered_map>
 
 namespace kdbgen {
 
 std::string canonical_options(const std::string& options) {
-    std::vector<std::string> out;
-    std::map<std::string, std::string> last;  // macro -> the token that last defined it
-    for (const auto& token : split_spaces(options)) {
+    // Views into `options`: this runs once per planned build (10^5 per find-db).
+    std::string out;
+    out.reserve(options.size());
+    std::unordered_map<std::string_view, std::string_view> last;  // macro -> the token that last defined it
+    const std::string_view text(options);
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        std::size_t j = i;
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        if (j == i) break;
+        const std::string_view token = text.substr(i, j - i);
+        i = j;
         if (token.starts_with("-D")) {
-            const auto equals = token.find('=');
-            const std::string macro = token.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-            const auto it = last.find(macro);
-            if (it != last.end() && it->second == token) continue;
-            last[macro] = token;
+            const std::string_view macro = token.substr(2, token.find('=') == std::string_view::npos
+                                                                ? std::string_view::npos
+                                                                : token.find('=') - 2);
+            auto [it, added] = last.try_emplace(macro, token);
+            if (!added) {
+                if (it->second == token) continue;
+                it->second = token;
+            }
         }
-        out.push_back(token);
+        if (!out.empty()) out += ' ';
+        out += token;
     }
-    return join(out, " ");
+    return out;
 }
 
 std::string code_identity(const KernelBuild& build) {
@@ -54,15 +70,22 @@ double estimated_compile_cost(const KernelBuild& build) {
 }
 
 std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count) {
+    std::vector<const KernelBuild*> pointers;
+    pointers.reserve(builds.size());
+    for (const auto& build : builds) pointers.push_back(&build);
+    return assign_shards(pointers, count);
+}
+
+std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count) {
     std::vector<unsigned> shard(builds.size(), 0);
     if (count <= 1) return shard;
     // One unit per code identity, placed largest first on the least-loaded
     // shard (ties: lowest shard, then identity order), as LPT scheduling does.
     std::map<std::string, std::vector<std::size_t>> units;
-    for (std::size_t i = 0; i < builds.size(); ++i) units[code_identity(builds[i])].push_back(i);
+    for (std::size_t i = 0; i < builds.size(); ++i) units[code_identity(*builds[i])].push_back(i);
     std::vector<std::pair<double, const std::string*>> order;
     for (const auto& [identity, members] : units)
-        order.emplace_back(estimated_compile_cost(builds[members.front()]), &identity);
+        order.emplace_back(estimated_compile_cost(*builds[members.front()]), &identity);
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
         return a.first != b.first ? a.first > b.first : *a.second < *b.second;
     });

@@ -219,15 +219,7 @@ std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const
     build.options = kernel.options;
     build.target = target;
     build.kernels = kernel.symbols;
-    build.include_dirs = {tree.kernels_dir()};
-    // MIOpen embeds every kernel header under its bare name (src/CMakeLists.txt:365 globs
-    // kernels/static_composable_kernel/include/*/*.hpp into the kernel includes, MIOpen 3.3.0), so the static
-    // composable kernels include each other's headers without folders: search them all.
-    const auto ck_root = tree.kernels_dir() / "static_composable_kernel";
-    if (build.source.string().starts_with(ck_root.string())) {
-        for (const char* dir : {"utility", "tensor_description", "tensor_operation", "kernel_algorithm"})
-            build.include_dirs.push_back(ck_root / "include" / dir);
-    }
+    build.include_dirs = tree.include_dirs(build.source);
     return build;
 }
 
@@ -263,6 +255,7 @@ private:
 
     void add_coverage(const ProblemSet::Entry& entry, std::string solver, Status status, std::string detail,
                       bool dynamic_find = false) {
+        if (!options_.record_coverage) return;
         plan_.coverage.push_back({target_.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
                                   std::move(solver), status, std::move(detail), dynamic_find});
     }
@@ -503,7 +496,7 @@ private:
                             "; MIOpen's find falls back to the dynamic find (GetSolutions empty, "
                             "src/ocl/convolutionocl.cpp:771-787)";
         }
-        plan_.lines.push_back(std::move(result));
+        if (options_.record_coverage) plan_.lines.push_back(std::move(result));
         // Every listed entry, as find-db-all plans it (and builds it in that mode).
         if (options_.entry_coverage || options_.mode == SolverMode::FindDbAll) {
             for (const auto& item : line.items) {

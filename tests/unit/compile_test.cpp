@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <regex>
+#include <set>
 #include <sstream>
 
 using namespace kdbgen;
@@ -285,6 +287,54 @@ TEST(AssemblerCompat, RenamesOnlyShadowingParametersOfNonAltmacroMacros) {
     // Nothing to do: the text comes back unchanged, byte for byte.
     const std::string clean = ".macro m x\n  s_nop \\x\n.endm";
     EXPECT_EQ(rename_shadowing_macro_parameters(clean), clean);
+}
+
+// The keyword-call scan reads lines as the regular expressions it replaced did (a regex scan
+// of src/kernels cost 4 s per build): `^\s*([A-Za-z_.$][\w.$]*)\s+(.*)$` per line, then every
+// `([A-Za-z_]\w*)\s*=` in the arguments. The expressions stay here as the reference.
+std::set<std::string> keyword_calls_by_regex(const std::string& text) {
+    static const std::regex call(R"(^\s*([A-Za-z_.$][\w.$]*)\s+(.*)$)");
+    static const std::regex keyword(R"(([A-Za-z_]\w*)\s*=)");
+    std::set<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_match(line, m, call) || line.find('=') == std::string::npos) continue;
+        const std::string args = m[2];
+        for (auto k = std::sregex_iterator(args.begin(), args.end(), keyword); k != std::sregex_iterator(); ++k)
+            out.insert(m[1].str() + " " + (*k)[1].str());
+    }
+    return out;
+}
+
+TEST(AssemblerCompat, KeywordCallsReadAsTheRegularExpressionsRead) {
+    const std::vector<std::string> texts = {
+        "s_wait vmcnt=0, lgkmcnt=1\n",
+        "  .macro_call a=1 b = 2 c==3 9d=4 e.f=5 g\th=6\n",
+        "name\n name \nname\t x=1\r\nname x=1\rname\r y=2\n",
+        "x=1\n.set y, 2\n$m k=1\n_m1 k1 = 2 k2= 3\nm, k=1\n",
+        "abc d=\nabc def ghi=jk=l\n  \t\nlast k=9",
+    };
+    for (const auto& text : texts) {
+        std::set<std::string> scanned;
+        add_keyword_calls(text, scanned);
+        EXPECT_EQ(scanned, keyword_calls_by_regex(text)) << text;
+    }
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) return;
+    std::size_t files = 0, pairs = 0;
+    for (const auto& entry : fs::directory_iterator(fs::path(src) / "src" / "kernels")) {
+        const auto ext = entry.path().extension();
+        if (!(ext == ".s" || ext == ".inc")) continue;
+        const std::string text = read_text_file(entry.path());
+        std::set<std::string> scanned;
+        add_keyword_calls(text, scanned);
+        const auto expected = keyword_calls_by_regex(text);
+        EXPECT_EQ(scanned, expected) << entry.path();
+        ++files, pairs += expected.size();
+    }
+    EXPECT_GT(files, 20u);
+    EXPECT_GT(pairs, 0u);
 }
 
 // conv1x1wrw.s (ConvAsmBwdWrW1x1) and conv1x1u.s (ConvAsm1x1U) with options

@@ -47,3 +47,17 @@ TEST(Plan, BadManifestNamesFileAndLine) {
     expect_error("[[kernel]]\nfile = \"kdbgen_fill.s\"\noptions = [\"\"]\n", "needs 'symbols'");
     expect_error("[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"K\"]\noptions = [1]\n", ":4:");
 }
+
+// canonical_options drops a -D define that repeats the macro's current definition, so that
+// MIOpen's two key forms (the data-type block once or twice) compile once; a define that
+// differs, or repeats an older definition after a newer one, stays.
+TEST(Plan, CanonicalOptionsDropOnlyRepeatedCurrentDefinitions) {
+    EXPECT_EQ(canonical_options(" -DA=1 -DB=2 -DA=1 -DB=2"), "-DA=1 -DB=2");
+    EXPECT_EQ(canonical_options("-DA=1 -DA=2 -DA=1"), "-DA=1 -DA=2 -DA=1");
+    EXPECT_EQ(canonical_options("-DA -DA -DA=1"), "-DA -DA=1");
+    EXPECT_EQ(canonical_options("-x  -y\t-DZ=3 -DZ=3  --std=c++14 --std=c++14"), "-x -y -DZ=3 --std=c++14 --std=c++14");
+    EXPECT_EQ(canonical_options(""), "");
+    EXPECT_EQ(canonical_options("   "), "");
+    const std::string block = " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1";
+    EXPECT_EQ(canonical_options(" -DK=4" + block + block + " -mcpu=gfx90a"), canonical_options(" -DK=4" + block + " -mcpu=gfx90a"));
+}
