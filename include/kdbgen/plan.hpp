@@ -106,6 +106,8 @@ struct Plan {
         double read_databases = 0;  // find-dbs and perf-dbs: decompressing and parsing
         double evaluate = 0;        // solvers over the problems
         double deduplicate = 0;
+        double cache = 0;         // reading the plan from the plan cache, or storing it there
+        bool cache_hit = false;   // the plan came from the cache: the parts above did not run
     } timings;
 };
 

@@ -10,6 +10,7 @@
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/paths.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/plan_cache.hpp"
 #include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
 
@@ -146,6 +147,7 @@ void add_plan_source_flags(CLI::App& sub, BuildOptions& options) {
 struct SolverPlanning {
     std::unique_ptr<MiopenTree> tree;
     SolverPlanOptions options;
+    fs::path plan_cache_dir;  // empty with --no-cache
 };
 
 // nullopt when there is no MIOpen tree (the manifest plan).
@@ -178,9 +180,10 @@ std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
     }
     for (const auto& f : options.find_dbs) planning.options.find_dbs.emplace_back(f);
     // Unpacked find-dbs live in the build cache folder (unless --no-cache).
-    if (!options.cache.disabled)
-        planning.options.decoded_find_db_dir =
-            (options.cache.dir.empty() ? BuildCache::default_dir() : fs::path(options.cache.dir)) / "find-db";
+    if (!options.cache.disabled) {
+        planning.plan_cache_dir = options.cache.dir.empty() ? BuildCache::default_dir() : fs::path(options.cache.dir);
+        planning.options.decoded_find_db_dir = planning.plan_cache_dir / "find-db";
+    }
     for (const auto& name : options.excluded_solvers) {
         if (!find_solver(name))
             throw InputError(fmt::format("--exclude-solvers: '{}' is not a solver kdbgen knows (kdbgen solvers)", name));
@@ -219,7 +222,7 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
         fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx): the problems are "
                            "every line of each target's find-db{}\n",
                    options.find_dbs.empty() ? " in the MIOpen tree" : " given");
-    return plan_from_problems(gather_problems(problem_only), targets, plan_options);
+    return cached_plan_from_problems(gather_problems(problem_only), targets, plan_options, planning.plan_cache_dir);
 }
 
 // One warning per tree find-db with lines MIOpen can never look up (read once, however many targets share it).
@@ -307,7 +310,9 @@ public:
         if (out.contains("plan"))
             out["plan"]["parts"] = {{"read_find_db", plan.timings.read_databases},
                                     {"evaluate", plan.timings.evaluate},
-                                    {"deduplicate", plan.timings.deduplicate}};
+                                    {"deduplicate", plan.timings.deduplicate},
+                                    {"plan_cache", plan.timings.cache},
+                                    {"plan_cache_hit", plan.timings.cache_hit}};
         return out;
     }
     std::string summary(const Plan& plan) const {
@@ -315,9 +320,12 @@ public:
         for (const auto& p : phases_) {
             std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys, {:.2f}s of it kdbgen's own)",
                                            p.name, p.seconds, p.user_seconds, p.system_seconds, p.own_seconds);
-            if (p.name == "plan")
-                part += fmt::format(" [read find-db {:.2f}s, evaluate {:.2f}s, dedup {:.2f}s]",
-                                    plan.timings.read_databases, plan.timings.evaluate, plan.timings.deduplicate);
+            if (p.name == "plan" && plan.timings.cache_hit)
+                part += fmt::format(" [from the plan cache {:.2f}s]", plan.timings.cache);
+            else if (p.name == "plan")
+                part += fmt::format(" [read find-db {:.2f}s, evaluate {:.2f}s, dedup {:.2f}s, plan cache {:.2f}s]",
+                                    plan.timings.read_databases, plan.timings.evaluate, plan.timings.deduplicate,
+                                    plan.timings.cache);
             parts.push_back(part);
         }
         return join(parts, "; ");
@@ -352,15 +360,16 @@ int run_build(const BuildOptions& options) {
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     const fs::path out_dir = options.output;
     // Every input is read and checked before anything is written: bad input leaves no output folder behind.
-    auto planning = solver_planning(options);
-    if (planning) planning->options.record_coverage = false;  // coverage is kdbgen plan's report
-    Plan plan = make_plan(options, targets, planning);
     std::error_code ec;
     // Checked now, created only once the inputs are known good: a rejected
-    // input leaves no folder behind.
+    // input leaves no folder behind (and no plan in the cache).
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
         throw InputError(located(out_dir.string(), 0, "output folder is a file"));
     min_built_for(options.min_built, 0);  // a bad value is an input error before any work
+    if (!options.shard.empty()) parse_shard(options.shard);
+    auto planning = solver_planning(options);
+    if (planning) planning->options.record_coverage = false;  // coverage is kdbgen plan's report
+    Plan plan = make_plan(options, targets, planning);
 
     if (!options.shard.empty()) {
         const ShardSpec spec = parse_shard(options.shard);
@@ -772,18 +781,24 @@ Action add_plan_command(CLI::App& app) {
             for (const auto& planned : plan.builds) all.push_back(&planned.build);
             shard_of = assign_shards(all, *shards);
         }
-        nlohmann::json builds = nlohmann::json::array();
-        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
+        std::map<fs::path, double> cost_of;  // per source file (the estimate reads its size)
+        const auto cost = [&](const KernelBuild& build) {
+            auto it = cost_of.find(build.source);
+            if (it == cost_of.end()) it = cost_of.emplace(build.source, estimated_compile_cost(build)).first;
+            return it->second;
+        };
+        const auto build_json = [&](std::size_t i) {
             const auto& planned = plan.builds[i];
-            builds.push_back({{"target", planned.build.target.spec()}, {"kdb", planned.build.target.kdb_filename()},
-                              {"source", planned.build.source.filename().string()},
-                              {"language", language_name(planned.build.language())},
-                              {"kernel_name", planned.build.kdb_name()}, {"kernel_args", planned.build.kdb_args()},
-                              {"symbols", planned.build.kernels}, {"origin", planned.origin},
-                              {"cost", estimated_compile_cost(planned.build)}});
-            if (!shard_of.empty()) builds.back()["shard"] = shard_of[i] + 1;
-            if (!planned.compute_units.empty()) builds.back()["compute_units"] = planned.compute_units;
-        }
+            nlohmann::json b = {{"target", planned.build.target.spec()}, {"kdb", planned.build.target.kdb_filename()},
+                                {"source", planned.build.source.filename().string()},
+                                {"language", language_name(planned.build.language())},
+                                {"kernel_name", planned.build.kdb_name()}, {"kernel_args", planned.build.kdb_args()},
+                                {"symbols", planned.build.kernels}, {"origin", planned.origin},
+                                {"cost", cost(planned.build)}};
+            if (!shard_of.empty()) b["shard"] = shard_of[i] + 1;
+            if (!planned.compute_units.empty()) b["compute_units"] = planned.compute_units;
+            return b;
+        };
         nlohmann::json coverage = coverage_json(plan);
         // Compiles after the same dedup `build` does (CU counts, the two key forms).
         std::map<std::string, std::set<std::string>> identities;
@@ -794,7 +809,11 @@ Action add_plan_command(CLI::App& app) {
             options->networks.empty() || !planning ? nlohmann::json::object()
                                                    : per_network_json(*options, *planning, plan.targets);
         if (options->json) {
-            print_json({{"builds", builds}, {"uncovered", plan.uncovered}, {"coverage", coverage}, {"networks", networks}});
+            // The builds are written one by one: a whole architecture has 10^5 of them.
+            fmt::print("{{\"builds\": [");
+            for (std::size_t i = 0; i < plan.builds.size(); ++i) fmt::print("{}{}", i ? ",\n" : "\n", json_text(build_json(i)));
+            fmt::print("],\n\"uncovered\": {},\n\"coverage\": {},\n\"networks\": {}}}\n",
+                       json_text(plan.uncovered), json_text(coverage), json_text(networks));
             return 0;
         }
         if (!plan.coverage.empty()) {
@@ -803,9 +822,9 @@ Action add_plan_command(CLI::App& app) {
             return 0;
         }
         std::string last;
-        for (const auto& b : builds) {
-            if (b["kdb"] != last) fmt::print("{}:\n", (last = b["kdb"].get<std::string>()));
-            fmt::print("  {:<28} {}\n", b["kernel_name"].get<std::string>(), b["kernel_args"].get<std::string>());
+        for (const auto& planned : plan.builds) {
+            if (planned.build.target.kdb_filename() != last) fmt::print("{}:\n", (last = planned.build.target.kdb_filename()));
+            fmt::print("  {:<28} {}\n", planned.build.kdb_name(), planned.build.kdb_args());
         }
         fmt::print("{} kernels for {} targets\n", plan.builds.size(), plan.targets.size());
         for (const auto& line : plan.uncovered) fmt::print("not covered: {}\n", line);

@@ -218,6 +218,7 @@ std::uint64_t BuildCache::trim(std::uint64_t max_bytes) {
 std::uint64_t BuildCache::clear() {
     std::error_code ec;
     fs::remove_all(dir_ / "find-db", ec);  // unpacked find-dbs (read_find_db)
+    fs::remove_all(dir_ / "plan", ec);     // plans (plan_cache.hpp)
     return trim(0);
 }
 

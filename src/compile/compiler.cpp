@@ -155,7 +155,11 @@ std::string KernelBuild::describe() const {
     return fmt::format("{} for {} [{}]", kernel_file, target.spec(), options);
 }
 
-fs::path hiprtc_include_dir() { return data_path("hiprtc") / "include"; }
+fs::path hiprtc_include_dir() {
+    // Once per process: every HIP compile names it (data_path searches the file system).
+    static const fs::path dir = data_path("hiprtc") / "include";
+    return dir;
+}
 
 Compiler::Compiler(Toolchain toolchain, BuildCache* cache)
     : toolchain_(std::move(toolchain)), identity_(toolchain_.identity()), cache_(cache) {}

@@ -8,33 +8,42 @@
 #include <numeric>
 #include <string_view>
 #include <system_error>
-#include <unordered_map>
 
 namespace kdbgen {
 
 std::string canonical_options(const std::string& options) {
-    // Views into `options`: this runs once per planned build (10^5 per find-db).
+    // Runs once per planned build (10^5 per find-db): views into `options` and an
+    // open-addressing table kept per thread, so that nothing is allocated but the result.
+    struct Slot {
+        std::string_view macro, token;  // the token that last defined the macro
+    };
+    thread_local std::vector<Slot> table;
+    std::size_t size = 64;
+    while (size < options.size() / 2) size *= 2;  // a token and its space take 4 characters: half full at most
+    table.assign(size, Slot{});
+    const auto slot_of = [&](std::string_view macro) -> Slot& {
+        std::size_t at = std::hash<std::string_view>()(macro) & (size - 1);
+        while (!table[at].token.empty() && table[at].macro != macro) at = (at + 1) & (size - 1);
+        return table[at];
+    };
+    const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
     std::string out;
     out.reserve(options.size());
-    std::unordered_map<std::string_view, std::string_view> last;  // macro -> the token that last defined it
     const std::string_view text(options);
     std::size_t i = 0;
     while (i < text.size()) {
-        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        while (i < text.size() && space(text[i])) ++i;
         std::size_t j = i;
-        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        while (j < text.size() && !space(text[j])) ++j;
         if (j == i) break;
         const std::string_view token = text.substr(i, j - i);
         i = j;
         if (token.starts_with("-D")) {
-            const std::string_view macro = token.substr(2, token.find('=') == std::string_view::npos
-                                                                ? std::string_view::npos
-                                                                : token.find('=') - 2);
-            auto [it, added] = last.try_emplace(macro, token);
-            if (!added) {
-                if (it->second == token) continue;
-                it->second = token;
-            }
+            const std::size_t equals = token.find('=');
+            const std::string_view macro = token.substr(2, equals == std::string_view::npos ? std::string_view::npos : equals - 2);
+            Slot& slot = slot_of(macro);
+            if (slot.token == token) continue;
+            slot = {macro, token};
         }
         if (!out.empty()) out += ' ';
         out += token;

@@ -1,0 +1,45 @@
+// Plans kept between runs. Planning a whole find-db runs MIOpen's solver
+// heuristics over ~10^5 lines (seconds to minutes); the same inputs give the
+// same plan, so a solver plan is stored under the SHA-256 of everything that
+// decides it, in the manner of the build cache:
+//   - kdbgen itself (version; size and time of its executable, as ccache's
+//     compiler_check=mtime: another build of kdbgen never meets an old plan),
+//   - the MIOpen tree (its path, version, and path, size and nanosecond mtime of
+//     every file under src/ — kernel sources, find-dbs, perf-dbs, tuning nets and
+//     the solver sources whose tables kdbgen reads),
+//   - the find-dbs given (contents), the targets, the problems (kind, key and
+//     origins of each, in order) and every plan option.
+// An entry is checked against its stored SHA-256 when read: a damaged entry is
+// removed and the plan made again, never used. Entries are written to a
+// temporary file and renamed; the newest kPlanCacheEntries are kept.
+#pragma once
+
+#include "kdbgen/plan.hpp"
+
+#include <optional>
+#include <string>
+
+namespace kdbgen {
+
+inline constexpr std::size_t kPlanCacheEntries = 8;
+
+// The plan's key; empty when the inputs cannot be identified (no MIOpen tree).
+std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options);
+
+// A plan as bytes and back. The targets are the plan's own (part of the key),
+// so builds refer to them by index. deserialize_plan throws std::runtime_error
+// on anything that is not a complete entry of this format.
+Bytes serialize_plan(const Plan& plan);
+Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets);
+
+struct PlanCacheUse {
+    bool hit = false;
+    std::string key;
+    double seconds = 0;  // reading or writing the entry
+};
+
+// plan_from_problems through the cache in cache_dir/plan/ (no cache when cache_dir is empty).
+Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets,
+                               const SolverPlanOptions& options, const fs::path& cache_dir, PlanCacheUse* use = nullptr);
+
+}  // namespace kdbgen
