@@ -205,9 +205,13 @@ struct ProblemSources {
     bool empty() const { return networks.empty() && driver_logs.empty() && find_dbs.empty() && onnx_models.empty(); }
 };
 
+// Names that repeat across 10^5 find-db lines (solvers, algorithms) are kept
+// once per process; the view stays valid until the process ends.
+std::string_view interned(std::string_view name);
+
 struct FindDbSolver {
-    std::string solver;     // e.g. ConvBinWinogradRxSf2x3
-    std::string algorithm;  // e.g. miopenConvolutionFwdAlgoWinograd
+    std::string_view solver;     // e.g. ConvBinWinogradRxSf2x3 (interned)
+    std::string_view algorithm;  // e.g. miopenConvolutionFwdAlgoWinograd (interned)
     double time = 0;
     long long workspace = 0;
 };

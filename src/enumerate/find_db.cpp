@@ -3,6 +3,8 @@
 #include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
+#include <mutex>
+#include <unordered_set>
 #include <fmt/format.h>
 
 #include <array>
@@ -151,6 +153,19 @@ void for_each_piece(std::string_view text, char separator, F&& f) {
 
 }  // namespace
 
+std::string_view interned(std::string_view name) {
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    };
+    static std::mutex mutex;
+    static std::unordered_set<std::string, Hash, std::equal_to<>> names;  // nodes: the strings never move
+    std::lock_guard lock(mutex);
+    auto it = names.find(name);
+    if (it == names.end()) it = names.emplace(name).first;
+    return *it;
+}
+
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys) {
     std::vector<FindDbEntry> entries;
@@ -192,15 +207,15 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
                 // algorithm:solver,time,workspace,algorithm,<unused>
                 if (count < 4)
                     throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
-                solver.solver = std::string(fields[0]);
-                solver.algorithm = std::string(head);
+                solver.solver = interned(fields[0]);
+                solver.algorithm = interned(head);
                 time_at = 1;
             } else {
                 // solver:time,workspace,algorithm
                 if (count < 3)
                     throw InputError(located(origin, number, fmt::format("solver record '{}' is truncated", item)));
-                solver.solver = std::string(head);
-                solver.algorithm = std::string(fields[2]);
+                solver.solver = interned(head);
+                solver.algorithm = interned(fields[2]);
             }
             try {
                 solver.time = std::stod(std::string(fields[time_at]));

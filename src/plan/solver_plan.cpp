@@ -243,12 +243,12 @@ public:
 
 private:
     // Solvers in the catalog, unless --exclude-solvers leaves them out.
-    const Solver* catalog_solver(const std::string& name) const {
+    const Solver* catalog_solver(std::string_view name) const {
         const Solver* solver = find_solver(name);
         if (solver && excluded(name)) return nullptr;
         return solver;
     }
-    bool excluded(const std::string& name) const {
+    bool excluded(std::string_view name) const {
         return std::find(options_.excluded_solvers.begin(), options_.excluded_solvers.end(), name) !=
                options_.excluded_solvers.end();
     }
@@ -271,7 +271,7 @@ private:
     }
 
     // The builds of one solver kernel list, or nullopt (with the file) when a source is missing.
-    std::optional<std::vector<PlannedBuild>> builds_for(const ProblemSet::Entry& entry, const std::string& name,
+    std::optional<std::vector<PlannedBuild>> builds_for(const ProblemSet::Entry& entry, std::string_view name,
                                                         const std::vector<SolverKernel>& kernels,
                                                         std::string* missing) const {
         std::vector<PlannedBuild> builds;
@@ -289,7 +289,7 @@ private:
     }
 
     // Why MIOpen as configured never runs a solver name (nullopt: it may).
-    std::optional<std::pair<Status, std::string>> never_run(const std::string& name, const ConvView& view,
+    std::optional<std::pair<Status, std::string>> never_run(std::string_view name, const ConvView& view,
                                                             const SolverContext& ctx) const {
         if (const Solver* solver = catalog_solver(name)) {
             if (auto reason = solver->disabled_by_default(view, ctx)) return std::pair{Status::DefaultOff, *reason};
@@ -318,7 +318,7 @@ private:
     // with check_applicable, cards on which the solver does not apply get nothing; cards
     // `include` turns down are left out (home must be one it keeps).
     // home_known_applicable: the caller has just seen applicable() hold on home.
-    Evaluation evaluate(const ProblemSet::Entry& entry, const ConvView& view, const std::string& name,
+    Evaluation evaluate(const ProblemSet::Entry& entry, const ConvView& view, std::string_view name,
                         const CardContext& home, bool check_applicable,
                         const std::function<bool(const CardContext&)>& include = nullptr,
                         bool home_known_applicable = false) const {
@@ -457,7 +457,7 @@ private:
                             {}};
         const std::string general = data_type_options(view);
         bool any_not_applicable = false;
-        std::set<std::string> evaluated;
+        std::set<std::string_view> evaluated;  // interned names
         for (const auto& item : items) {
             const SolverContext ctx = context_for(home, general);
             std::optional<std::pair<Status, std::string>> skip = never_run(item.solver, view, ctx);
@@ -468,21 +468,21 @@ private:
                 any_not_applicable = true;
             }
             if (skip) {
-                result.skipped.push_back({item.solver, skip->first, skip->second});
+                result.skipped.push_back({std::string(item.solver), skip->first, skip->second});
                 if (!options_.entry_coverage && options_.mode == SolverMode::FindDb) {
-                    add_coverage(entry, item.solver, skip->first, skip->second);
+                    add_coverage(entry, std::string(item.solver), skip->first, skip->second);
                     evaluated.insert(item.solver);
                 }
                 continue;
             }
             // never_run() and applicable() above passed on home (or the solver is not in the catalog).
             Evaluation ev = evaluate(entry, view, item.solver, home, true, nullptr, true);
-            result.winner = item.solver;
+            result.winner = std::string(item.solver);
             result.status = ev.status;
             result.detail = ev.detail;
             if (options_.mode == SolverMode::FindDb) {
                 if (!options_.entry_coverage) {
-                    add_coverage(entry, item.solver, ev.status, ev.detail);
+                    add_coverage(entry, std::string(item.solver), ev.status, ev.detail);
                     evaluated.insert(item.solver);
                 }
                 take(ev);
@@ -502,7 +502,7 @@ private:
             for (const auto& item : line.items) {
                 if (evaluated.count(item.solver)) continue;
                 Evaluation ev = evaluate(entry, view, item.solver, home, false);
-                add_coverage(entry, item.solver, ev.status, ev.detail);
+                add_coverage(entry, std::string(item.solver), ev.status, ev.detail);
                 if (options_.mode == SolverMode::FindDbAll) take(ev);
             }
         }

@@ -232,8 +232,8 @@ TEST(MultipassWrWWithTree, ApplicableWhereverTheFindDbsListThem) {
                     std::string why;
                     if (solver(item.solver).applicable(view, ctx, &why)) continue;
                     ++count.disagree;
-                    if (count.first.empty()) count.first = entry.key + " " + item.solver + ": " + why;
-                    const std::string mirror = mirrored(item.solver);
+                    if (count.first.empty()) count.first = entry.key + " " + std::string(item.solver) + ": " + why;
+                    const std::string mirror = mirrored(std::string(item.solver));
                     const bool backwards = !mirror.empty() && view.GetWeightsHeight() != view.GetWeightsWidth() &&
                                            (view.GetWeightsHeight() == 1) == item.solver.ends_with("-1-1>");
                     if (!backwards) continue;

@@ -502,7 +502,7 @@ TEST(FamilySolversWithTree, ApplicableWhereverTheFindDbsListThem) {
                 std::string why;
                 EXPECT_TRUE(solver(listed.solver).applicable(ConvView{problem}, ctx, &why))
                     << spec << " " << entry.key << " " << listed.solver << ": " << why;
-                ++checked[listed.solver];
+                ++checked[std::string(listed.solver)];
             }
         }
     }

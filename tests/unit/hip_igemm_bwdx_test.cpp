@@ -478,8 +478,8 @@ std::map<std::string, std::map<std::string, Agreement>> find_db_agreement() {
                 const ConvView view{entry.problem};
                 const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
                 for (const auto& item : entry.solvers) {
-                    if (!per_solver.count(item.solver)) continue;
-                    auto& a = per_solver[item.solver];
+                    if (!per_solver.count(std::string(item.solver))) continue;
+                    auto& a = per_solver[std::string(item.solver)];
                     const Solver* s = find_solver(item.solver);
                     ++a.listed;
                     if (&item == &entry.solvers.front()) ++a.heads;

@@ -380,7 +380,7 @@ TEST(HipIgemmFwdxMIOpenTree, ApplicableWhereverTheFindDbsListThem) {
             const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
             for (const auto& item : entry.solvers) {
                 if (item.solver != kPadded && item.solver != kV4R5) continue;
-                auto& c = counts[item.solver + " " + std::string(spec)];
+                auto& c = counts[std::string(item.solver) + " " + std::string(spec)];
                 ++c.listed;
                 const Solver& s = solver(item.solver == kPadded ? kPadded : kV4R5);
                 std::string why;
@@ -424,7 +424,7 @@ TEST(HipIgemmFwdxMIOpenTree, PlannedKernelsCompile) {
             const ConvView view{entry.problem};
             const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
             for (const auto& item : entry.solvers) {
-                if ((item.solver != kPadded && item.solver != kV4R5) || builds.count(item.solver)) continue;
+                if ((item.solver != kPadded && item.solver != kV4R5) || builds.count(std::string(item.solver))) continue;
                 const Solver& s = solver(item.solver == kPadded ? kPadded : kV4R5);
                 if (!s.applicable(view, ctx, nullptr)) continue;
                 for (const auto& kernel : s.kernels(view, ctx)) {

@@ -295,7 +295,7 @@ TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
             for (const auto& item : entry.solvers) {
                 if (!item.solver.starts_with("ConvHipImplicitGemmV4R1") && item.solver != "ConvHipImplicitGemmForwardV4R4Xdlops")
                     continue;
-                const std::string sample = item.solver;  // one key per solver and target: ~20 s each under load
+                const std::string sample(item.solver);  // one key per solver and target: ~20 s each under load
                 if (builds.count(sample)) continue;
                 const Solver* s = find_solver(item.solver);
                 ASSERT_NE(s, nullptr) << item.solver;
@@ -334,14 +334,14 @@ TEST(HipIgemmMIOpenTree, DISABLED_FindGoldenProblems) {
                 if (!item.solver.starts_with("ConvHipImplicitGemm")) continue;
                 const Solver* s = find_solver(item.solver);
                 if (!s) continue;
-                const bool record = perf.find(entry.problem, item.solver).has_value();
-                const std::string tag = item.solver + (record ? " record" : " default");
+                const bool record = perf.find(entry.problem, std::string(item.solver)).has_value();
+                const std::string tag = std::string(item.solver) + (record ? " record" : " default");
                 if (seen[tag]++ > 0) continue;
                 const ConvView view{entry.problem};
                 const SolverContext ctx{target, tree().version(), data_type_options(view), &perf, &tree()};
                 if (!s->applicable(view, ctx, nullptr)) { seen[tag] = 0; continue; }
                 std::cout << spec << " " << tag << " " << entry.key << "\n  "
-                          << (record ? *perf.find(entry.problem, item.solver) : "") << "\n  "
+                          << (record ? *perf.find(entry.problem, std::string(item.solver)) : "") << "\n  "
                           << s->kernels(view, ctx)[0].options << "\n";
             }
         }

@@ -592,8 +592,8 @@ TEST(HipIgemmV4R4MIOpenTree, FindDbAgreement) {
                 const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
                 for (const auto& item : entry.solvers) {
                     if (item.solver != kFwd && item.solver != kWrw) continue;
-                    const Solver& s = solver(item.solver.c_str());
-                    auto& c = counts[{spec, item.solver}];
+                    const Solver& s = solver(std::string(item.solver).c_str());
+                    auto& c = counts[{spec, std::string(item.solver)}];
                     ++c.listed;
                     if (s.disabled_by_default(view, ctx)) {
                         ++c.off;
@@ -670,9 +670,9 @@ TEST(HipIgemmV4R4MIOpenTree, PlannedKernelsCompile) {
             for (const auto& item : entry.solvers) {
                 if (item.solver != kFwd && item.solver != kWrw) continue;
                 if (view.Is3d() && !with_3d) continue;
-                const std::string sample = item.solver + (view.Is3d() ? " 3-D" : " 2-D");
+                const std::string sample = std::string(item.solver) + (view.Is3d() ? " 3-D" : " 2-D");
                 if (builds.count(sample)) continue;
-                const Solver& s = solver(item.solver.c_str());
+                const Solver& s = solver(std::string(item.solver).c_str());
                 if (!s.applicable(view, ctx, nullptr)) continue;
                 for (const auto& kernel : s.kernels(view, ctx)) {
                     auto build = miopen_kernel_build(kernel, target, tree());
@@ -714,10 +714,10 @@ TEST(HipIgemmV4R4MIOpenTree, DISABLED_FindGoldenProblems) {
             const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
             for (const auto& item : entry.solvers) {
                 if (item.solver != kFwd && item.solver != kWrw) continue;
-                const auto record = perf ? perf->find(entry.problem, item.solver) : std::nullopt;
-                const std::string tag = item.solver + (record ? " record" : " default") + (view.Is3d() ? " 3-D" : "");
+                const auto record = perf ? perf->find(entry.problem, std::string(item.solver)) : std::nullopt;
+                const std::string tag = std::string(item.solver) + (record ? " record" : " default") + (view.Is3d() ? " 3-D" : "");
                 if (seen[tag]++ >= 3) continue;
-                const Solver& s = solver(item.solver.c_str());
+                const Solver& s = solver(std::string(item.solver).c_str());
                 if (!s.applicable(view, ctx, nullptr)) continue;
                 std::cout << spec << " " << tag << " " << entry.key << " record " << record.value_or("-")
                           << " planned " << tuning(s.kernels(view, ctx)[0].options) << "\n";
