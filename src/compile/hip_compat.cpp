@@ -22,10 +22,38 @@
 // and likewise for stores (data first) and atomic fadd (no glc). The raw
 // form has no index operand: every call in the header passes vindex 0, for
 // which the legacy intrinsic selected offen-only addressing, as the raw one
-// does. Kernel sources, options and kdb keys are MIOpen's; only the compiler
-// sees the copy. Clang 15 and 16, which still have the legacy intrinsics,
-// compile the original and the overlay to the same machine code
-// (tests/unit/hip_compat_test.cpp).
+// does (struct.buffer with vindex 0 would select idxen+offen with a VGPR pair:
+// clang-15 V4R1 FP32 gfx906 .text 17872 -> 18064 bytes). Kernel sources,
+// options and kdb keys are MIOpen's; only the compiler sees the copy.
+//
+// What changes in the machine code (Debian's clang-15 and clang-16, which
+// still have the legacy intrinsics; tests/unit/hip_compat_test.cpp,
+// HipCompat.OverlayKeepsTheMachineCode): the LLVM IR reaching instruction
+// selection is the same up to the intrinsic calls (and inline asm !srcloc
+// positions), and the .text is byte-identical unless a buffer
+// access's offset, as LLVM folded it, is `base + C` with C > 4092. There the
+// two lowerings split C differently (same address): the legacy one
+// (SITargetLowering::setBufferOffsets -> AMDGPU::splitMUBUFOffset, alignment
+// 4, LLVM 15/16) keeps the VGPR offset at `base` and puts C's high part in
+// soffset (s_mov_b32 sN, 0x30ffc; ... sN offen offset:4 for C = 0x31000);
+// the raw one (SITargetLowering::splitBufferOffsets) adds C & ~4095 to the
+// VGPR offset (v_add_u32 vN, 0x31000, vM; ... 0 offen). Registers and the
+// schedule follow. Rewriting just those accesses the legacy way in the IR at
+// instruction selection makes the overlay's .text byte-identical to the
+// original's (V4R1 FP32 and BF16 on gfx906/gfx90a, V4R4 xdlops FP32 on
+// gfx90a, both compilers). The inline function cannot do that split itself:
+// it receives the folded sum, whose constant part LLVM forms only after
+// inlining (unrolled-loop constants, DAGCombiner folding shl/add chains);
+// MIOpen's callers pass a constant offset of 0 (static_kernel_in_memory_
+// operation.hpp:68,81,125) and no offset is a compile-time constant as a
+// whole. Measured .text (original -> overlay, bytes): V4R1 FP32 clang-15
+// gfx906 17872 -> 17896, gfx90a 19008 -> 19008; clang-16 gfx906 12968 ->
+// 13040, gfx90a 14016 -> 14080; V4R4 xdlops FP32 gfx90a 3200 -> 3200
+// (clang-15), 3328 -> 3328 (clang-16), not identical; V4R1 BF16 identical.
+// MIOpen's descriptors set num_records to 0xffffffff (range[2] = -1,
+// static_kernel_amd_buffer_addressing.hpp:193), so the bounds check, which
+// on gfx9 covers the VGPR offset and the immediate but not soffset, cannot
+// fire either way.
 #include "kdbgen/compile.hpp"
 
 #include "kdbgen/util.hpp"
