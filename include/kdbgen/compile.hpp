@@ -155,6 +155,12 @@ std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs
 std::optional<std::string> rewrite_legacy_buffer_intrinsics(std::string_view text);
 // Part of the cache key of HIP builds: bump when the rewrite changes.
 inline constexpr std::string_view kHipCompatVersion = "hip-compat-1";
+struct Toolchain;
+// Whether the toolchain's LLVM still has the legacy llvm.amdgcn.buffer.* intrinsics
+// (LLVM 18 and older, ROCm's LLVM of ROCm 6.2): then MIOpen's headers compile as they
+// are and the overlay is not used, so that the code object is the one that LLVM makes
+// of MIOpen's source. Probed once per compiler and process.
+bool has_legacy_buffer_intrinsics(const Toolchain& toolchain);
 
 // kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
 fs::path hiprtc_include_dir();

@@ -63,11 +63,12 @@ void add_hiprtc_options(std::vector<std::string>& args, const Target& target) {
         args.emplace_back("-std=c++17");
 }
 
-void add_includes(std::vector<std::string>& args, const KernelBuild& build, const fs::path& work_dir = {}) {
+// hip_compat_of: the toolchain of a HIP build whose LLVM lacks the legacy buffer intrinsics.
+void add_includes(std::vector<std::string>& args, const KernelBuild& build, const Toolchain* hip_compat_of = nullptr) {
     args.push_back("-I" + build.source.parent_path().string());
     for (const auto& dir : build.include_dirs) {
-        // HIP: the folder with the legacy buffer intrinsics is searched as its compat copy.
-        const auto overlay = build.language() == Language::Hip ? hip_compat_overlay(dir, work_dir) : std::nullopt;
+        // The folder with the legacy buffer intrinsics is searched as its compat copy.
+        const auto overlay = hip_compat_of ? hip_compat_overlay(dir, hip_compat_of->work_dir) : std::nullopt;
         args.push_back("-I" + (overlay ? *overlay : dir).string());
     }
 }
@@ -197,7 +198,7 @@ std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& buil
             args.insert(args.end(), options.begin(), options.end());
             args.emplace_back("-Wno-everything");
             add_hiprtc_options(args, build.target);
-            add_includes(args, build, tc.work_dir);
+            add_includes(args, build, has_legacy_buffer_intrinsics(tc) ? nullptr : &tc);
             args.insert(args.end(), {build.source.string(), "-o", output.string()});
             return {args};
         }

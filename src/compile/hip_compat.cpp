@@ -50,6 +50,11 @@
 // gfx906 17872 -> 17896, gfx90a 19008 -> 19008; clang-16 gfx906 12968 ->
 // 13040, gfx90a 14016 -> 14080; V4R4 xdlops FP32 gfx90a 3200 -> 3200
 // (clang-15), 3328 -> 3328 (clang-16), not identical; V4R1 BF16 identical.
+// The overlay is used only where the compiler lacks the legacy intrinsics
+// (has_legacy_buffer_intrinsics probes it once per compiler): with an LLVM
+// that still has them (--llvm-root at ROCm 6.2's LLVM 18, or Debian's
+// clang-15/16) MIOpen's headers are compiled as they are, and the code object
+// is the one that LLVM makes at run time inside MIOpen.
 // MIOpen's descriptors set num_records to 0xffffffff (range[2] = -1,
 // static_kernel_amd_buffer_addressing.hpp:193), so the bounds check, which
 // on gfx9 covers the VGPR offset and the immediate but not soffset, cannot
@@ -60,6 +65,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -149,6 +155,38 @@ std::optional<std::string> rewrite_legacy_buffer_intrinsics(std::string_view tex
     out.insert(at, "// kdbgen: the raw buffer intrinsics that replaced the legacy ones (src/compile/hip_compat.cpp)\n" +
                        raw_declarations);
     return out;
+}
+
+bool has_legacy_buffer_intrinsics(const Toolchain& toolchain) {
+    static std::mutex mutex;
+    static std::map<fs::path, bool> memo;  // by clang
+    std::lock_guard lock(mutex);
+    if (const auto it = memo.find(toolchain.clang()); it != memo.end()) return it->second;
+    // One legacy load, compiled and linked for gfx900: LLVM 19 leaves it an undefined
+    // function, which the link refuses; older LLVMs select a buffer_load.
+    std::string folder = (fs::temp_directory_path() / "kdbgen-probe-XXXXXX").string();
+    bool has = false;
+    if (::mkdtemp(folder.data())) {
+        const fs::path dir = folder;
+        const std::string ir =
+            "target triple = \"amdgcn-amd-amdhsa\"\n"
+            "declare float @llvm.amdgcn.buffer.load.f32(<4 x i32>, i32, i32, i1, i1)\n"
+            "define amdgpu_kernel void @probe(<4 x i32> %r, ptr addrspace(1) %out) {\n"
+            "  %v = call float @llvm.amdgcn.buffer.load.f32(<4 x i32> %r, i32 0, i32 0, i1 false, i1 false)\n"
+            "  store float %v, ptr addrspace(1) %out\n"
+            "  ret void\n"
+            "}\n";
+        write_file_atomic(dir / "probe.ll", std::span<const char>(ir.data(), ir.size()));
+        const auto object = (dir / "probe.o").string();
+        has = run_process({toolchain.clang().string(), "-x", "ir", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx900",
+                           "-nogpulib", "-c", (dir / "probe.ll").string(), "-o", object})
+                      .exit_code == 0 &&
+              run_process({toolchain.lld().string(), "-shared", "--no-undefined", object, "-o", (dir / "probe.so").string()})
+                      .exit_code == 0;
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    return memo[toolchain.clang()] = has;
 }
 
 std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs::path& work_dir) {

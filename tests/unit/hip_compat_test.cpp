@@ -291,6 +291,39 @@ TEST(HipCompat, OverlayOfTheMIOpenTree) {
     EXPECT_FALSE(hip_compat_overlay(static_ck(src) / "include" / "tensor_operation", work.path()));
 }
 
+// The overlay is for compilers without the legacy intrinsics only: Clang 19 (the default) gets it;
+// an LLVM that still has them (Debian's clang-15/16 where installed; ROCm 6.2's LLVM 18 the same
+// way) compiles MIOpen's headers as they are, as MIOpen's own build would.
+TEST(HipCompat, OverlayOnlyWhereTheCompilerLacksTheLegacyIntrinsics) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const auto include_args = [&](const Toolchain& toolchain) {
+        KernelBuild build;
+        build.source = fs::path(src ? src : "/nonexistent") / "src/kernels/static_composable_kernel/kernel.cpp";
+        build.kernel_file = "kernel.cpp";
+        build.target = parse_target("gfx906_60");
+        build.include_dirs = SharedPaths{static_ck(src ? src : "/nonexistent") / "include" / "utility"};
+        std::string joined;
+        const auto commands = Compiler(toolchain, nullptr).commands(build, "out.o", "scratch");
+        for (const auto& arg : commands.front()) joined += arg + " ";
+        return joined;
+    };
+    EXPECT_FALSE(has_legacy_buffer_intrinsics(test::toolchain())) << "the default toolchain is Clang 19";
+    if (!src || !*src || !fs::exists(static_ck(src))) return;
+    EXPECT_NE(include_args(test::toolchain()).find("hip-compat-"), std::string::npos);
+    for (const char* llvm : {"/usr/lib/llvm-15", "/usr/lib/llvm-16"}) {
+        if (!fs::exists(fs::path(llvm) / "bin" / "clang")) continue;
+        const test::TempDir work;
+        ToolchainOptions options;
+        options.llvm_root = llvm;
+        options.work_dir = work.path();
+        const Toolchain old = discover_toolchain(options);
+        EXPECT_TRUE(has_legacy_buffer_intrinsics(old)) << llvm;
+        const auto args = include_args(old);
+        EXPECT_EQ(args.find("hip-compat-"), std::string::npos) << llvm << ": " << args;
+        EXPECT_NE(args.find("static_composable_kernel/include/utility "), std::string::npos) << args;
+    }
+}
+
 TEST(HipCompat, LegacyOffsetSplitOfRawBufferCalls) {
     // The thread offset plus 0x31000 (a constant from an unrolled loop): the legacy lowering
     // gave soffset 0x30ffc and offset 4 (s_mov_b32 s17, 0x30ffc; buffer_load_dword v9, v17,
