@@ -152,6 +152,7 @@ public:
         std::vector<std::string> origins;  // file:line or network/layer
     };
     void add(Problem problem, std::string origin);
+    void reserve(std::size_t entries) { entries_.reserve(entries); }
     void merge(const ProblemSet& other);
     const std::vector<Entry>& entries() const { return entries_; }
     std::size_t count(std::string_view kind) const;

@@ -38,6 +38,8 @@
 #include <set>
 #include <unordered_set>
 
+#include <malloc.h>
+
 namespace kdbgen {
 
 using Status = CoverageEntry::Status;
@@ -729,6 +731,9 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                                              target.spec(),
                                              target.arch_wide() ? target.db_id() + "*" : target.db_basename(),
                                              options.tree->kernels_dir().string()));
+            std::size_t lines = 0;
+            for (const auto& file : databases.find_dbs) lines += file.lines.size();
+            own.reserve(lines);  // 10^5 entries: growing by doubling would hold two copies at once
             for (const auto& file : databases.find_dbs)
                 for (const auto& [key, line] : file.lines)
                     own.add(line.problem, file.path.filename().string());
@@ -743,6 +748,9 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     const auto started = Clock::now();
     deduplicate(plan);
     plan.timings.deduplicate = seconds_since(started);
+    // Planning freed most of what it used (find-db lines stay in the database cache);
+    // give the freed pages back before the compiles start.
+    ::malloc_trim(0);
     return plan;
 }
 
