@@ -174,6 +174,7 @@ struct CompileResult {
     std::string command;      // the exact command line(s) run
     bool cache_hit = false;
     double seconds = 0;
+    double cpu_seconds = 0;  // of the compiler processes (0 from the cache)
 };
 
 class Compiler {
@@ -196,6 +197,7 @@ private:
 struct ProcessResult {
     int exit_code = -1;
     std::string output;
+    double cpu_seconds = 0;  // the child's user + system time
 };
 // The child runs in a process group of its own and is killed when kdbgen dies
 // (PR_SET_PDEATHSIG); with tmpdir set, TMPDIR points there for it, so a

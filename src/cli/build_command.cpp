@@ -353,6 +353,13 @@ private:
     std::vector<Phase> phases_;
 };
 
+template <typename Costs>
+nlohmann::json costs_json(const Costs& costs) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [name, cost] : costs) out[name] = cost.json();
+    return out;
+}
+
 int run_build(const BuildOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     PhaseClock clock;
@@ -468,7 +475,26 @@ int run_build(const BuildOptions& options) {
     }
 
     std::size_t failed = 0, cached = 0;
+    // What the compiles cost, by language and by kernel file (a solver family's source),
+    // for tools/bench and docs/performance.md: cache hits are left out.
+    struct Cost {
+        std::size_t compiles = 0;
+        double seconds = 0, cpu_seconds = 0;
+        nlohmann::json json() const {
+            return {{"compiles", compiles}, {"seconds", seconds}, {"cpu_seconds", cpu_seconds},
+                    {"cpu_seconds_per_compile", compiles ? cpu_seconds / static_cast<double>(compiles) : 0.0}};
+        }
+    };
+    std::map<std::string, Cost> cost_by_language, cost_by_file;
     for (std::size_t i = 0; i < unique.size(); ++i) {
+        if (!results[i].cache_hit && results[i].ok) {
+            for (auto* cost : {&cost_by_language[std::string(language_name(unique[i]->language()))],
+                               &cost_by_file[unique[i]->kernel_file]}) {
+                ++cost->compiles;
+                cost->seconds += results[i].seconds;
+                cost->cpu_seconds += results[i].cpu_seconds;
+            }
+        }
         if (results[i].cache_hit) ++cached;
         if (results[i].ok) continue;
         ++failed;
@@ -533,6 +559,7 @@ int run_build(const BuildOptions& options) {
                     {"uncovered", plan.uncovered},
                     {"seconds", seconds},
                     {"phases", clock.json(plan)},
+                    {"compile_time", {{"by_language", costs_json(cost_by_language)}, {"by_kernel_file", costs_json(cost_by_file)}}},
                     {"toolchain", compiler.toolchain().clang_version}});
     } else {
         fmt::print("{} compiles ({} from cache, {} failed) in {:.1f}s\n", unique.size(), cached, failed, seconds);

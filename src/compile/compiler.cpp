@@ -289,6 +289,7 @@ CompileResult Compiler::compile(const KernelBuild& build, const std::atomic<bool
         for (const auto& argv : commands(build, output, scratch.path())) {
             lines.push_back(shell_quote(argv));
             const auto run = run_process(argv, cancel, scratch.path());
+            result.cpu_seconds += run.cpu_seconds;
             result.log += run.output;
             if (run.exit_code != 0) {
                 result.command = join(lines, "\n");

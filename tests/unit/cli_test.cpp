@@ -51,6 +51,14 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     EXPECT_GT(compile["user_seconds"].get<double>() + compile["system_seconds"].get<double>(),
               compile["kdbgen_cpu_seconds"].get<double>());
     EXPECT_TRUE(json["phases"]["plan"]["parts"].contains("read_find_db"));
+    // What each language's compiles cost: every compile of the cold build counted once, with its CPU time.
+    std::size_t counted = 0;
+    for (const auto& [language, cost] : json["compile_time"]["by_language"].items()) {
+        counted += cost["compiles"].get<std::size_t>();
+        EXPECT_GT(cost["cpu_seconds"].get<double>(), 0.0) << language;
+    }
+    EXPECT_EQ(counted, json["compiles"].get<std::size_t>());
+    EXPECT_TRUE(json["compile_time"]["by_kernel_file"].contains("kdbgen_fill.s"));
     const auto verify = run_kdbgen({"verify", (out / "gfx1030_36.kdb").string(), (out / "gfx90a6e.kdb").string()});
     EXPECT_EQ(verify.exit_code, 0) << verify.output;
     const auto inspect = run_kdbgen({"inspect", "--json", (out / "gfx1030_36.kdb").string()});
@@ -58,7 +66,9 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     EXPECT_NE(inspect.output.find("kdbgen_fill.s.o"), std::string::npos);
     const auto warm = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "warm").string(), "--cache-dir",
                                   (dir / "cache").string(), "--json"});
-    EXPECT_EQ(nlohmann::json::parse(warm.output.substr(warm.output.find('{')))["cached"], 9);
+    const auto warm_json = nlohmann::json::parse(warm.output.substr(warm.output.find('{')));
+    EXPECT_EQ(warm_json["cached"], 9);
+    EXPECT_TRUE(warm_json["compile_time"]["by_language"].empty()) << "cache hits cost no compile";
     EXPECT_EQ(read_file(out / "gfx1030_36.kdb"), read_file(dir / "warm" / "gfx1030_36.kdb"))
         << "cold and warm builds give the same bytes";
 }
