@@ -239,7 +239,12 @@ TEST(Safety, D11_DuplicateDriverLinesMergeInLinearTime) {
     const auto run = run_kdbgen({"plan", "--driver-log", (dir / "dup.log").string(), "--json"});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 400);
-    EXPECT_LT(seconds, 12.0) << "100k duplicate lines (quadratic merging took 20 s; linear 2-6 s on a loaded 2-core machine)";
+#if defined(__SANITIZE_ADDRESS__)
+    const double bound = 48.0;  // the ASan build: 24.4 s measured under load; 68ac86e unsanitized took 83 s
+#else
+    const double bound = 12.0;
+#endif
+    EXPECT_LT(seconds, bound) << "100k duplicate lines (quadratic merging took 20 s; linear 2-6 s on a loaded 2-core machine)";
 }
 
 // --- Helpers for the CLI tests below: a small manifest of kdbgen's own
@@ -599,6 +604,21 @@ TEST(Safety, D6_KillBetweenTheRenamesIsRolledForwardByTheNextRun) {
 
 // --- 8: signals are honoured in every phase; verify on a FIFO does not hang.
 
+namespace {
+
+// Whether process pid catches signal sig (its SigCgt mask in /proc), waiting up to 20 s.
+bool wait_until_catching(pid_t pid, int sig) {
+    for (int i = 0; i < 2000; ++i) {
+        std::ifstream status(fmt::format("/proc/{}/status", pid));
+        for (std::string line; std::getline(status, line);)
+            if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1)) return true;
+        ::usleep(10'000);
+    }
+    return false;
+}
+
+}  // namespace
+
 TEST(Safety, D8_InterruptWhilePlanningExits130) {
     const auto fdb = test::shared_db_dir() / "gfx90a6e.HIP.fdb.txt.bz2";
     if (!fs::exists(fdb)) GTEST_SKIP() << "no shared find-db";
@@ -615,11 +635,15 @@ TEST(Safety, D8_InterruptWhilePlanningExits130) {
         ::execv(c[0], c.data());
         ::_exit(127);
     }
+    // kdbgen catches SIGINT first thing in main; a signal before that (a slow start:
+    // an ASan build under load took more than 300 ms) kills it by the default action,
+    // which is not the phase under test. So: wait until it catches SIGINT, then 300 ms.
+    ASSERT_TRUE(wait_until_catching(pid, SIGINT)) << "kdbgen never installed a SIGINT handler";
     ::usleep(300'000);
     ::kill(pid, SIGINT);
     int status = 0;
     ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
     EXPECT_EQ(WEXITSTATUS(status), 130) << "SIGINT while reading and planning is ignored";
 }
 
