@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -239,11 +240,18 @@ void AtomicFile::commit() {
 void write_file_atomic(const fs::path& path, std::span<const char> data) {
     AtomicFile file(path);
     {
+        // The reason (errno of the failed open or write, e.g. "No space left on
+        // device") goes into the message, so a full disk says so.
+        const auto failed = [&](const char* what) {
+            const int err = errno;
+            return InputError(located(path.string(), 0, err ? fmt::format("{}: {}", what, std::strerror(err)) : what));
+        };
+        errno = 0;
         std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
-        if (!out) throw InputError(located(path.string(), 0, "cannot open for writing"));
+        if (!out) throw failed("cannot open for writing");
         out.write(data.data(), static_cast<std::streamsize>(data.size()));
         out.flush();
-        if (!out) throw InputError(located(path.string(), 0, "write error"));
+        if (!out) throw failed("write error");
     }
     file.commit();
 }

@@ -12,13 +12,16 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <random>
 #include <cstring>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <chrono>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -236,7 +239,12 @@ TEST(Safety, D11_DuplicateDriverLinesMergeInLinearTime) {
     const auto run = run_kdbgen({"plan", "--driver-log", (dir / "dup.log").string(), "--json"});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 400);
-    EXPECT_LT(seconds, 12.0) << "100k duplicate lines (quadratic merging took 20 s; linear 2-6 s on a loaded 2-core machine)";
+#if defined(__SANITIZE_ADDRESS__)
+    const double bound = 48.0;  // the ASan build: 24.4 s measured under load; 68ac86e unsanitized took 83 s
+#else
+    const double bound = 12.0;
+#endif
+    EXPECT_LT(seconds, bound) << "100k duplicate lines (quadratic merging took 20 s; linear 2-6 s on a loaded 2-core machine)";
 }
 
 // --- Helpers for the CLI tests below: a small manifest of kdbgen's own
@@ -427,6 +435,122 @@ TEST(Safety, D5_BuildThatCompiledNothingReplacesNoKdb) {
     EXPECT_EQ(kdb_bytes(out), old);
 }
 
+// A full TMPDIR and a full output disk, for real: a 2 MiB tmpfs mounted for the
+// test (root only; elsewhere skipped, saying why) is TMPDIR for builds with a
+// fresh cache and with --no-cache, then the output folder, filled so that 0 to
+// 64 KiB are free. Every run fails, names what is full, leaves the old kdbs
+// byte-identical and no temporary behind (results: docs/safety.md).
+
+namespace {
+
+// A tmpfs of `size` mounted at a fresh folder, unmounted (lazily) at the end.
+class SmallTmpfs {
+public:
+    explicit SmallTmpfs(const fs::path& at, const char* size) : path_(at) {
+        fs::create_directories(path_);
+        const std::string options = std::string("size=") + size + ",mode=1777";
+        if (::mount("tmpfs", path_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+            why_ = fmt::format("mount -t tmpfs -o size={} tmpfs {}: {}", size, path_.string(), std::strerror(errno));
+    }
+    ~SmallTmpfs() {
+        if (why_.empty()) ::umount2(path_.c_str(), MNT_DETACH);
+    }
+    const std::string& why_not() const { return why_; }  // empty when mounted
+    const fs::path& path() const { return path_; }
+    // Fills the file system with one file until `leave` bytes are free.
+    void fill_leaving(std::uintmax_t leave) const {
+        const auto filler = path_ / "filler";
+        fs::remove(filler);
+        const auto free_now = fs::space(path_).available;
+        std::ofstream out(filler, std::ios::binary);
+        const std::string block(4096, 'f');
+        for (std::uintmax_t written = 0; written + leave < free_now && out; written += block.size())
+            out.write(block.data(), static_cast<std::streamsize>(std::min<std::uintmax_t>(block.size(), free_now - leave - written)));
+    }
+    std::vector<std::string> files() const {
+        std::vector<std::string> out;
+        for (const auto& entry : fs::recursive_directory_iterator(path_)) out.push_back(entry.path().lexically_relative(path_).string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+private:
+    fs::path path_;
+    std::string why_;
+};
+
+}  // namespace
+
+TEST(Safety, D5_FullTmpdirAndFullOutputDiskLeaveTheOldKdbs) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root (run as root to fill a disk for real)";
+    test::TempDir dir;
+    const SmallTmpfs disk(dir / "small", "2m");
+    if (!disk.why_not().empty()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why_not();
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 3), out, cache)).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    ASSERT_EQ(old.size(), 2u);
+    const auto manifest = fill_manifest(dir.path(), 10, 8);
+    const std::string tmpdir = "TMPDIR=" + disk.path().string();
+
+    // TMPDIR full: every compile fails, so nothing is replaced (--min-built).
+    disk.fill_leaving(0);
+    const auto compiles = run_with_env({tmpdir}, build_args(manifest, out, dir / "fresh-cache"));
+    EXPECT_EQ(compiles.exit_code, 1) << compiles.output;
+    EXPECT_NE(compiles.output.find("No space left on device"), std::string::npos) << compiles.output;
+    EXPECT_NE(compiles.output.find("0 of 8 kernels built"), std::string::npos) << compiles.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "TMPDIR full: good kdbs replaced";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+    EXPECT_EQ(disk.files(), std::vector<std::string>{"filler"}) << "temporaries left in TMPDIR";
+    // With --no-cache the private work folder's device-library overlay is the first write that fails.
+    auto no_cache = build_args(manifest, out, cache);
+    no_cache.erase(no_cache.begin() + 9, no_cache.begin() + 11);  // --cache-dir DIR
+    no_cache.push_back("--no-cache");
+    const auto toolchain = run_with_env({tmpdir}, no_cache);
+    EXPECT_EQ(toolchain.exit_code, 2) << toolchain.output;
+    EXPECT_NE(toolchain.output.find("No space left on device"), std::string::npos) << toolchain.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "TMPDIR full (--no-cache): good kdbs replaced";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+    EXPECT_EQ(disk.files(), std::vector<std::string>{"filler"}) << "temporaries left in TMPDIR";
+
+    // The output disk full at different points of staging: before the first
+    // record, within the first kdb, within the second, while completing, at
+    // the commit journal (96 KiB free, measured), or not at all. A run
+    // that fits writes the new kdbs (exit 0); one that does not is exit 2
+    // naming the file, with every old kdb as it was; never a mix.
+    ASSERT_EQ(run_kdbgen(build_args(manifest, dir / "expected", cache)).exit_code, 0);
+    const auto expected = kdb_bytes(dir / "expected");
+    const auto full_out = disk.path() / "out";
+    std::vector<std::uintmax_t> refused;
+    for (const std::uintmax_t free_kib : {0, 8, 24, 40, 64, 96, 128}) {
+        fs::remove(disk.path() / "filler");
+        fs::remove_all(full_out);
+        fs::create_directories(full_out);
+        for (const auto& [name, bytes] : old) write_file_atomic(full_out / name, bytes);
+        disk.fill_leaving(free_kib * 1024);
+        const auto run = run_kdbgen(build_args(manifest, full_out, cache));
+        const auto what = fmt::format("output disk with {} KiB free", free_kib);
+        EXPECT_TRUE(non_kdb_files(full_out).empty()) << what << ": left " << non_kdb_files(full_out).front();
+        if (run.exit_code == 0) {
+            EXPECT_EQ(kdb_bytes(full_out), expected) << what << ": exit 0 without the complete new kdbs";
+            continue;
+        }
+        refused.push_back(free_kib);
+        EXPECT_EQ(run.exit_code, 2) << what << ": " << run.output;
+        EXPECT_TRUE(run.output.find("disk is full") != std::string::npos ||  // SQLite's words
+                    run.output.find("No space left on device") != std::string::npos)
+            << what << ": " << run.output;
+        EXPECT_NE(run.output.find(full_out.string()), std::string::npos) << what << ": the file is not named: " << run.output;
+        EXPECT_EQ(kdb_bytes(full_out), old) << what << ": good kdbs replaced";
+    }
+    // With nothing free nothing fits: the failure path ran at least there.
+    ASSERT_FALSE(refused.empty());
+    EXPECT_EQ(refused.front(), 0u);
+    std::printf("full output disk: refused with %s KiB free\n",
+                fmt::format("{}", fmt::join(refused, ", ")).c_str());
+}
+
 // --- 6: a multi-target write is all-or-nothing.
 
 TEST(Safety, D6_SecondKdbFailingLeavesTheFirstUnchanged) {
@@ -480,6 +604,21 @@ TEST(Safety, D6_KillBetweenTheRenamesIsRolledForwardByTheNextRun) {
 
 // --- 8: signals are honoured in every phase; verify on a FIFO does not hang.
 
+namespace {
+
+// Whether process pid catches signal sig (its SigCgt mask in /proc), waiting up to 20 s.
+bool wait_until_catching(pid_t pid, int sig) {
+    for (int i = 0; i < 2000; ++i) {
+        std::ifstream status(fmt::format("/proc/{}/status", pid));
+        for (std::string line; std::getline(status, line);)
+            if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1)) return true;
+        ::usleep(10'000);
+    }
+    return false;
+}
+
+}  // namespace
+
 TEST(Safety, D8_InterruptWhilePlanningExits130) {
     const auto fdb = test::shared_db_dir() / "gfx90a6e.HIP.fdb.txt.bz2";
     if (!fs::exists(fdb)) GTEST_SKIP() << "no shared find-db";
@@ -496,11 +635,15 @@ TEST(Safety, D8_InterruptWhilePlanningExits130) {
         ::execv(c[0], c.data());
         ::_exit(127);
     }
+    // kdbgen catches SIGINT first thing in main; a signal before that (a slow start:
+    // an ASan build under load took more than 300 ms) kills it by the default action,
+    // which is not the phase under test. So: wait until it catches SIGINT, then 300 ms.
+    ASSERT_TRUE(wait_until_catching(pid, SIGINT)) << "kdbgen never installed a SIGINT handler";
     ::usleep(300'000);
     ::kill(pid, SIGINT);
     int status = 0;
     ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
     EXPECT_EQ(WEXITSTATUS(status), 130) << "SIGINT while reading and planning is ignored";
 }
 
@@ -509,7 +652,8 @@ TEST(Safety, D8_VerifyOnAFifoDoesNotHang) {
     const auto fifo = dir / "gfx1030_36.kdb";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     const auto start = std::chrono::steady_clock::now();
-    const auto run = run_process({"/usr/bin/timeout", "20", test::kdbgen_binary(), "verify", fifo.string()});
+    // -k: a kdbgen blocked opening the FIFO with SIGTERM caught (68ac86e) is killed; the test fails, not hangs.
+    const auto run = run_process({"/usr/bin/timeout", "-k", "5", "20", test::kdbgen_binary(), "verify", fifo.string()});
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
     EXPECT_EQ(run.exit_code, 1) << run.output;
     EXPECT_NE(run.output.find("not a regular file"), std::string::npos) << run.output;
@@ -521,6 +665,8 @@ TEST(Safety, D9_MergeOfMixedTargetsIsRefused) {
     test::TempDir dir;
     ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "a", dir / "cache")).exit_code, 0);
     fs::copy_file(dir / "a" / "gfx90a6e.kdb", dir / "other.kdb");  // a name that tells no target
+    // The output folder exists, so that only the mixed targets can be the reason for a refusal.
+    fs::create_directories(dir / "m");
     const auto run = run_kdbgen({"merge", (dir / "m" / "gfx1030_36.kdb").string(), (dir / "a" / "gfx1030_36.kdb").string(),
                                  (dir / "other.kdb").string()});
     EXPECT_EQ(run.exit_code, 2) << run.output;
