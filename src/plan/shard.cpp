@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 
 namespace kdbgen {
 
@@ -92,9 +93,15 @@ std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& build
     // shard (ties: lowest shard, then identity order), as LPT scheduling does.
     std::map<std::string, std::vector<std::size_t>> units;
     for (std::size_t i = 0; i < builds.size(); ++i) units[code_identity(*builds[i])].push_back(i);
+    // The estimate stats the source: once per file, not once per identity (10^5 on a find-db).
+    std::unordered_map<std::string, double> cost_by_source;
     std::vector<std::pair<double, const std::string*>> order;
-    for (const auto& [identity, members] : units)
-        order.emplace_back(estimated_compile_cost(*builds[members.front()]), &identity);
+    for (const auto& [identity, members] : units) {
+        const KernelBuild& first = *builds[members.front()];
+        auto [it, added] = cost_by_source.try_emplace(first.source.native(), 0.0);
+        if (added) it->second = estimated_compile_cost(first);
+        order.emplace_back(it->second, &identity);
+    }
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
         return a.first != b.first ? a.first > b.first : *a.second < *b.second;
     });
