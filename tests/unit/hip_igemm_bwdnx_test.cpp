@@ -8,6 +8,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -20,21 +21,9 @@
 #include <memory>
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
-
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
 constexpr const char* kV1R1 = "ConvHipImplicitGemmBwdDataV1R1";
 constexpr const char* kV4R1 = "ConvHipImplicitGemmBwdDataV4R1";
@@ -65,40 +54,19 @@ Planned plan(std::string_view solver, const std::string& problem_key, const std:
     }
     Planned out;
     out.had_record = perf && perf->find(problem, std::string(solver)).has_value();
-    const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+    const SolverContext ctx = tree_context(target, view, perf.get());
     out.applicable = s->applicable(view, ctx, &out.why);
     out.kernels = s->kernels(view, ctx);
     for (auto& k : out.kernels) k.options += target.mcpu_suffix();
     return out;
 }
 
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
-}
-
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kBf16Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=1 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
 
 const std::string kV1R1File = "static_kernel_gridwise_convolution_backward_data_implicit_gemm_v1r1_nchw_kcyx_nkhw.cpp";
 const std::string kV1R1Symbol = "gridwise_convolution_backward_data_implicit_gemm_v1r1_nchw_kcyx_nkhw";
 const std::string kV4R1File = "static_kernel_gridwise_convolution_backward_data_implicit_gemm_v4r1_nchw_kcyx_nkhw.cpp";
 const std::string kV4R1Symbol = "gridwise_convolution_backward_data_implicit_gemm_v4r1_nchw_kcyx_nkhw";
 
-const std::string kGfx900Gfx906Ck =
-    " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-    " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
-    " -DCK_USE_AMD_V_FMAC_F32=0";
 // SetTensor(dx, 0) on a tensor of 2^16 elements or more (src/ocl/tensorocl.cpp, MIOpen 3.3.0; the helper
 // sub_tensor_op_with_scalar of include/kdbgen/solver.hpp).
 const std::string kSetFp32 =
@@ -146,7 +114,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V1R1GoldenFromPerfDbRecordGfx906) {
               " -DCK_PARAM_TUNABLE_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=1"
               " -DCK_PARAM_TUNABLE_GEMM_C_THREAD_COPY_DST_DATA_PER_WRITE_GEMM_N1=1 -DCK_PARAM_DEPENDENT_GRID_SIZE=6084"
               " -DCK_THREADWISE_GEMM_USE_AMD_INLINE_ASM=1 -DCK_USE_AMD_INLINE_ASM=1" +
-                  kGfx900Gfx906Ck + kFp32Block +
+                  kCkFlagsGfx9 + kFp32Block +
                   " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_M=4"
                   " -DCK_PARAM_TUNABLE_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_N=1 -mcpu=gfx906");
     EXPECT_EQ(k.kernels[1].file, "MIOpenSubTensorOpWithScalarKernel.cl");
@@ -286,7 +254,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V1R1Bf16DefaultOffWithWorkspaceHelpers) {
     EXPECT_EQ(define(o, "CK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M"), "16");
     EXPECT_EQ(define(o, "CK_PARAM_TUNABLE_GEMM_C_THREAD_COPY_DST_DATA_PER_WRITE_GEMM_N1"), "1");
     EXPECT_EQ(define(o, "CK_PARAM_DEPENDENT_GRID_SIZE"), "441");
-    EXPECT_TRUE(o.ends_with(kGfx900Gfx906Ck + kBf16Block +
+    EXPECT_TRUE(o.ends_with(kCkFlagsGfx9 + kBf16Block +
                             " -DCK_PARAM_KPACK_LENGTH=2 -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=2"
                             " -DCK_PARAM_TUNABLE_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=2 -mcpu=gfx906"))
         << o;
@@ -356,7 +324,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V4R1GoldenDefaultGfx900) {
     for (int id = 0; id < 4; ++id) {
         EXPECT_EQ(k.kernels[id].file, kV4R1File);
         EXPECT_EQ(k.kernels[id].symbols, std::vector<std::string>{kV4R1Symbol});
-        EXPECT_EQ(k.kernels[id].options, head + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) + kGfx900Gfx906Ck + kFp32Block +
+        EXPECT_EQ(k.kernels[id].options, head + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) + kCkFlagsGfx9 + kFp32Block +
                                              " -mcpu=gfx900")
             << id;
     }
@@ -459,8 +427,7 @@ TEST(HipIgemmBwdnxMIOpenTree, FindDbAgreement) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
+        const auto perf = tree_perf_db(target);
         auto& count = counts[spec];
         UnreadableFindDbLines skipped;
         for (const auto& entry : read_find_db(*fdb, &skipped)) {
@@ -476,7 +443,7 @@ TEST(HipIgemmBwdnxMIOpenTree, FindDbAgreement) {
             const bool wins = fastest->solver == kV1R1;
             count.wins += wins ? 1 : 0;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+            const SolverContext ctx = tree_context(target, view, perf.get());
             if (v1r1->disabled_by_default(view, ctx)) ++count.default_off;
             std::string why;
             if (!v1r1->applicable(view, ctx, &why)) {
@@ -525,15 +492,14 @@ TEST(HipIgemmBwdnxMIOpenTree, FindDbAgreement) {
 TEST(HipIgemmBwdnxMIOpenTree, PlannedKernelsCompile) {
     NEEDS_TREE();
     const Compiler compiler(test::toolchain(), nullptr);
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec : {"gfx900_56", "gfx906_60", "gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_110",
                              "gfx1030_36"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
-        std::map<std::string, std::pair<std::string, KernelBuild>> builds;  // solver -> (problem, build)
+        const auto perf = tree_perf_db(target);
+        Samples builds;  // solver -> (problem, build)
         UnreadableFindDbLines skipped;
         for (const auto& entry : read_find_db(*fdb, &skipped)) {
             if (builds.size() == 2) break;
@@ -541,7 +507,7 @@ TEST(HipIgemmBwdnxMIOpenTree, PlannedKernelsCompile) {
                              [](const auto& item) { return item.solver == kV1R1; }))
                 continue;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+            const SolverContext ctx = tree_context(target, view, perf.get());
             for (const char* name : {kV1R1, kV4R1}) {
                 if (builds.count(name)) continue;
                 const Solver* s = find_solver(name);
@@ -557,18 +523,10 @@ TEST(HipIgemmBwdnxMIOpenTree, PlannedKernelsCompile) {
             }
         }
         EXPECT_EQ(builds.size(), 2u) << spec;
-        for (const auto& [name, sample] : builds) {
-            const auto result = compiler.compile(sample.second);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << name << " " << sample.first << ": " << sample.second.describe() << "\n"
-                                   << result.log.substr(0, 3000);
-            std::cout << spec << " " << name << " " << sample.first << ": " << (result.ok ? "ok" : "FAILED") << " "
-                      << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
-    EXPECT_EQ(failed, 0u);
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
+    EXPECT_EQ(count.failed, 0u);
 }
 
 // Prints, per solver and target, the first find-db problems with a perf-db record and without.
@@ -579,14 +537,13 @@ TEST(HipIgemmBwdnxMIOpenTree, DISABLED_FindGoldenProblems) {
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb);
         UnreadableFindDbLines skipped;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
+        const auto perf = tree_perf_db(target);
         std::map<std::string, int> seen;
         for (const auto& entry : read_find_db(*fdb, &skipped)) {
             for (const auto& item : entry.solvers) {
                 if (item.solver != kV1R1) continue;
                 const ConvView view{entry.problem};
-                const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+                const SolverContext ctx = tree_context(target, view, perf.get());
                 for (const char* name : {kV1R1, kV4R1}) {
                     const bool record = perf && perf->find(entry.problem, name).has_value();
                     const std::string tag = fmt::format("{} {} {} {}", name, record ? "record" : "default",

@@ -24,24 +24,13 @@
 #include "kdbgen/solver.hpp"
 #include "kdbgen/util.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
-
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
 constexpr const char* kV4R1X = "ConvHipImplicitGemmBwdDataV4R1Xdlops";
 constexpr const char* kV1R1X = "ConvHipImplicitGemmBwdDataV1R1Xdlops";
@@ -77,38 +66,10 @@ Planned plan(const char* solver, const std::string& key, const std::string& targ
     return out;
 }
 
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
-}
-
-// GetDataTypeKernelParams (src/include/miopen/datatype.hpp:136-187) as SetupFloats appends it.
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kFp16Block =
-    " -DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kBf16Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=1 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-
 // get_static_ck_common_compiler_flag (implicitgemm_util.hpp:544-572) after the xdlops flags
 // (V4R1X:1050-1052, V1R1X:932-934): atomic fadd on gfx908 only (:465-468).
 std::string ck_flags(bool gfx908, const std::string& after_xdlops = "") {
-    return " -DCK_USE_AMD_XDLOPS=1 -DCK_USE_AMD_XDLOPS_INLINE_ASM=0 -DCK_USE_AMD_XDLOPS_EMULATE=0" + after_xdlops +
-           fmt::format(
-               " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD={} -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-               " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
-               " -DCK_USE_AMD_V_FMAC_F32=0",
-               gfx908 ? 1 : 0);
+    return kXdlopsFlags + after_xdlops + (gfx908 ? kCkFlagsGfx908 : kCkFlagsGfx9);
 }
 
 const std::string kV4R1XFile =
@@ -476,7 +437,7 @@ std::map<std::string, std::map<std::string, Agreement>> find_db_agreement() {
                 continue;
             for (const auto& entry : parse_find_db(line, path.string())) {
                 const ConvView view{entry.problem};
-                const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+                const SolverContext ctx = tree_context(target, view);
                 for (const auto& item : entry.solvers) {
                     if (!per_solver.count(std::string(item.solver))) continue;
                     auto& a = per_solver[std::string(item.solver)];
@@ -544,18 +505,18 @@ TEST(HipIgemmBwdxMIOpenTree, PlannedKernelsCompile) {
                                                                                {{"gfx908", kV1R1X}, "BF16"},
                                                                                {{"gfx90a", kV4R1X}, "BF16"},
                                                                                {{"gfx90a", kV1R1X}, "FP32"}};
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec :
          {"gfx900_56", "gfx906_60", "gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_110", "gfx1030_36"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::map<std::string, std::pair<std::string, KernelBuild>> builds;  // solver -> (problem, build)
+        Samples builds;  // solver -> (problem, build)
         std::size_t applicable = 0;
         for (const auto& entry : read_find_db(*fdb)) {
             if (entry.problem.direction != ConvDirection::BackwardData) continue;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx = tree_context(target, view);
             for (const char* name : {kV4R1X, kV1R1X}) {
                 const Solver* s = find_solver(name);
                 if (!s->applicable(view, ctx, nullptr)) continue;
@@ -582,19 +543,11 @@ TEST(HipIgemmBwdxMIOpenTree, PlannedKernelsCompile) {
             continue;
         }
         EXPECT_EQ(builds.size(), 2u) << spec;
-        for (const auto& [name, sample] : builds) {
-            const auto result = compiler.compile(sample.second);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << name << " " << sample.first << ": " << sample.second.describe() << "\n"
-                                   << result.log.substr(0, 3000);
-            std::cout << spec << " " << name << " " << sample.first << ": " << (result.ok ? "ok" : "FAILED") << " "
-                      << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
-    EXPECT_EQ(built, 4u);
-    EXPECT_EQ(failed, 0u);
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
+    EXPECT_EQ(count.built, 4u);
+    EXPECT_EQ(count.failed, 0u);
 }
 
 // Tools, not tests. Explore prints applicability, the default-off reason and the kernels of
@@ -613,7 +566,7 @@ TEST(HipIgemmBwdx, DISABLED_Explore) {
         test::TempDir dir;
         if (parts.size() > 3)
             perf = std::make_unique<PerfDb>(test::write_perf_db(dir / "p.db", {{parts[1], parts[0], parts[3]}}));
-        const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+        const SolverContext ctx = tree_context(target, view, perf.get());
         std::string why;
         const bool ok = s->applicable(view, ctx, &why);
         const auto off = s->disabled_by_default(view, ctx);

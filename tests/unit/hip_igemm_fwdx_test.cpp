@@ -19,6 +19,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -30,34 +31,12 @@
 #include <memory>
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
 
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-// The solvers read neither the tree nor the version: the golden tests run without a tree too.
-MiopenVersion version() { return tree_dir() ? tree().version() : MiopenVersion{3, 3, 0}; }
-const MiopenTree* tree_or_null() { return tree_dir() ? &tree() : nullptr; }
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
-
 const char* const kPadded = "ConvHipImplicitGemmForwardV4R4Xdlops_Padded_Gemm";
 const char* const kV4R5 = "ConvHipImplicitGemmForwardV4R5Xdlops";
-
-const Solver& solver(const char* name) {
-    const Solver* s = find_solver(name);
-    if (!s) throw std::runtime_error(std::string("no solver ") + name);
-    return *s;
-}
 
 struct Planned {
     std::string file, symbol, options;  // options with the planner's " -mcpu=<gfx>"
@@ -79,31 +58,6 @@ Planned plan_one(const char* name, const std::string& problem_key, const std::st
     return {kernels[0].file, kernels[0].symbols.empty() ? "" : kernels[0].symbols[0],
             kernels[0].options + target.mcpu_suffix()};
 }
-
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
-}
-
-// get_static_ck_common_compiler_flag (implicitgemm_util.hpp:544-584): the atomic-add flag is 1 on gfx908
-// only, buffer addressing on everywhere but gfx103x, v_fmac on gfx103x only.
-const std::string kCommonGfx908 =
-    " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=1 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-    " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
-    " -DCK_USE_AMD_V_FMAC_F32=0";
-const std::string kXdlops = " -DCK_USE_AMD_XDLOPS=1 -DCK_USE_AMD_XDLOPS_INLINE_ASM=0 -DCK_USE_AMD_XDLOPS_EMULATE=0";
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kFp16Block =
-    " -DMIOPEN_USE_FP16=1 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
 
 // The problem block both solvers write first (ProblemInterpreter, GetSolution :980-997 / :953-970).
 const std::string kProblem16 =
@@ -150,12 +104,12 @@ TEST(HipIgemmFwdx, PaddedGemmGoldenDefaultGfx908) {
                   " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=2"
                   " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=4"
                   " -DCK_GEMM_M_PAD=0 -DCK_GEMM_N_PAD=32 -DCK_GEMM_K_PAD=12" +
-                  kXdlops + kCommonGfx908 + kFp32Block + " -mcpu=gfx908");
+                  kXdlopsFlags + kCkFlagsGfx908 + kFp32Block + " -mcpu=gfx908");
     // The data-type block is ctx.general_compile_options, the last item (:1023): MIOpen asks for it once
     // and doubled, and the planner passes both.
     EXPECT_TRUE(solver(kPadded).uses_general_options());
     const auto doubled = plan_one(kPadded, kProblemA, "gfx908:sramecc+:xnack-_120", nullptr, kFp32Block + kFp32Block);
-    EXPECT_TRUE(doubled.options.ends_with(kCommonGfx908 + kFp32Block + kFp32Block + " -mcpu=gfx908")) << doubled.options;
+    EXPECT_TRUE(doubled.options.ends_with(kCkFlagsGfx908 + kFp32Block + kFp32Block + " -mcpu=gfx908")) << doubled.options;
     // gfx90a with 110 CUs: the same configuration (the largest-blockwise grid 12661 is past 5 x 110 there
     // too), the atomic-add flag off.
     const auto g90a = plan_one(kPadded, kProblemA, "gfx90a:sramecc+:xnack-_110");
@@ -203,7 +157,7 @@ TEST(HipIgemmFwdx, PaddedGemmGoldenFromPerfDbRecordGfx90a) {
               " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=1"
               " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=8"
               " -DCK_GEMM_M_PAD=0 -DCK_GEMM_N_PAD=18 -DCK_GEMM_K_PAD=23" +
-                  kXdlops +
+                  kXdlopsFlags +
                   " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
                   " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1"
                   " -DCK_USE_AMD_BUFFER_ADDRESSING=1 -DCK_USE_AMD_V_FMAC_F32=0" +
@@ -253,7 +207,7 @@ TEST(HipIgemmFwdx, V4R5GoldenDefaultGfx908) {
                   " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK=2"
                   " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=2"
                   " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=1" +
-                  kXdlops + kCommonGfx908 + kFp32Block + " -mcpu=gfx908");
+                  kXdlopsFlags + kCkFlagsGfx908 + kFp32Block + " -mcpu=gfx908");
     EXPECT_TRUE(solver(kV4R5).uses_general_options());
     // 1x1 filters are refused (:1038-1040), though the GEMM would fit.
     const auto one = parse_conv_problem_key("64-56-56-1x1-64-56-56-32-0x0-1x1-1x1-0-NCHW-FP32-F");
@@ -300,7 +254,7 @@ TEST(HipIgemmFwdx, V4R5GoldenFromPerfDbRecordGfx90a) {
               " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK=1"
               " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N=1"
               " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=8" +
-                  kXdlops +
+                  kXdlopsFlags +
                   " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
                   " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1"
                   " -DCK_USE_AMD_BUFFER_ADDRESSING=1 -DCK_USE_AMD_V_FMAC_F32=0" +
@@ -413,12 +367,12 @@ TEST(HipIgemmFwdxMIOpenTree, ApplicableWhereverTheFindDbsListThem) {
 TEST(HipIgemmFwdxMIOpenTree, PlannedKernelsCompile) {
     NEEDS_TREE();
     const Compiler compiler(test::toolchain(), nullptr);
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec : {"gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_110"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::map<std::string, KernelBuild> builds;  // solver -> build
+        Samples builds;  // solver -> (problem, build)
         for (const auto& entry : read_find_db(*fdb)) {
             if (builds.size() == 2) break;
             const ConvView view{entry.problem};
@@ -430,22 +384,16 @@ TEST(HipIgemmFwdxMIOpenTree, PlannedKernelsCompile) {
                 for (const auto& kernel : s.kernels(view, ctx)) {
                     auto build = miopen_kernel_build(kernel, target, tree());
                     ASSERT_TRUE(build) << kernel.file << " is not in the tree (" << entry.key << ")";
-                    builds.emplace(item.solver, std::move(*build));
+                    builds.emplace(item.solver, std::pair{entry.key, std::move(*build)});
                 }
             }
         }
         EXPECT_EQ(builds.size(), 2u) << spec;
-        for (const auto& [name, build] : builds) {
-            const auto result = compiler.compile(build);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << name << ": " << build.describe() << "\n" << result.log.substr(0, 2000);
-            std::cout << spec << " " << name << ": " << (result.ok ? "ok" : "FAILED") << " " << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
-    EXPECT_EQ(built, 4u);
-    EXPECT_EQ(failed, 0u);
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
+    EXPECT_EQ(count.built, 4u);
+    EXPECT_EQ(count.failed, 0u);
 }
 
 }  // namespace

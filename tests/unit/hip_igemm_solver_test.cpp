@@ -7,6 +7,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -18,21 +19,9 @@
 #include <memory>
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
-
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
 struct Planned {
     std::string options;
@@ -56,7 +45,7 @@ Planned plan_one(std::string_view solver, const std::string& problem_key, const 
         if (path) perf = std::make_unique<PerfDb>(*path);
         out.had_record = perf && perf->find(problem, std::string(solver)).has_value();
     }
-    const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+    const SolverContext ctx = tree_context(target, view, perf.get());
     std::string why;
     EXPECT_TRUE(s->applicable(view, ctx, &why)) << solver << " " << problem_key << ": " << why;
     const auto kernels = s->kernels(view, ctx);
@@ -68,23 +57,6 @@ Planned plan_one(std::string_view solver, const std::string& problem_key, const 
     return out;
 }
 
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
-}
-
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kBf16Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=1 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
 
 // ConvHipImplicitGemmV4R1Fwd on gfx906 from the shipped perf-db record 16,128,8,2,4,2,4,4,4,4,8,1,16,2,2,128
 // (GetSolution, conv_hip_implicit_gemm_fwd_v4r1.cpp:200-370, MIOpen 3.3.0): b = 128*13*13/(2*2) = 5408,
@@ -280,18 +252,17 @@ TEST(HipIgemm, PerfDbFixtureRecordsReadBack) {
 TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
     NEEDS_TREE();
     const Compiler compiler(test::toolchain(), nullptr);
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec : {"gfx900_56", "gfx906_60", "gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_110",
                              "gfx1030_36"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
-        std::map<std::string, KernelBuild> builds;  // solver + data type -> build
+        const auto perf = tree_perf_db(target);
+        Samples builds;  // solver -> (problem, build)
         for (const auto& entry : read_find_db(*fdb)) {
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+            const SolverContext ctx = tree_context(target, view, perf.get());
             for (const auto& item : entry.solvers) {
                 if (!item.solver.starts_with("ConvHipImplicitGemmV4R1") && item.solver != "ConvHipImplicitGemmForwardV4R4Xdlops")
                     continue;
@@ -303,20 +274,14 @@ TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
                 for (const auto& kernel : s->kernels(view, ctx)) {
                     auto build = miopen_kernel_build(kernel, target, tree());
                     ASSERT_TRUE(build) << kernel.file << " is not in the tree (" << entry.key << ")";
-                    builds.emplace(sample, std::move(*build));
+                    builds.emplace(sample, std::pair{entry.key, std::move(*build)});
                 }
             }
         }
-        for (const auto& [sample, build] : builds) {
-            const auto result = compiler.compile(build);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << sample << ": " << build.describe() << "\n" << result.log.substr(0, 2000);
-            std::cout << spec << " " << sample << ": " << (result.ok ? "ok" : "FAILED") << " " << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
         EXPECT_FALSE(builds.empty()) << spec;
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
 }
 
 // Prints, per solver and target, the first find-db problem with a perf-db record and the first without.
@@ -338,7 +303,7 @@ TEST(HipIgemmMIOpenTree, DISABLED_FindGoldenProblems) {
                 const std::string tag = std::string(item.solver) + (record ? " record" : " default");
                 if (seen[tag]++ > 0) continue;
                 const ConvView view{entry.problem};
-                const SolverContext ctx{target, tree().version(), data_type_options(view), &perf, &tree()};
+                const SolverContext ctx = tree_context(target, view, &perf);
                 if (!s->applicable(view, ctx, nullptr)) { seen[tag] = 0; continue; }
                 std::cout << spec << " " << tag << " " << entry.key << "\n  "
                           << (record ? *perf.find(entry.problem, std::string(item.solver)) : "") << "\n  "

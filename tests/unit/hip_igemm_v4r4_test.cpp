@@ -21,6 +21,7 @@
 #include "kdbgen/solver.hpp"
 #include "kdbgen/util.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -34,30 +35,12 @@
 #include <set>
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
 
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
-
 constexpr const char* kFwd = "ConvHipImplicitGemmV4R4Fwd";
 constexpr const char* kWrw = "ConvHipImplicitGemmV4R4WrW";
-
-const Solver& solver(const char* name) {
-    const Solver* s = find_solver(name);
-    if (!s) throw std::runtime_error(std::string(name) + " is not registered");
-    return *s;
-}
 
 struct Planned {
     std::string file, symbol, options;  // options with the -mcpu suffix, as the kdb key has them
@@ -85,19 +68,11 @@ Planned plan(const char* name, const std::string& key, const std::string& spec, 
     return out;
 }
 
-std::unique_ptr<PerfDb> tree_perf_db(const std::string& spec) {
-    const auto path = tree().perf_db(parse_target(spec));
-    EXPECT_TRUE(path) << "no perf-db for " << spec;
-    return path ? std::make_unique<PerfDb>(*path) : nullptr;
-}
-
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
+// The tree's perf-db of a target that ships one.
+std::unique_ptr<PerfDb> shipped_perf_db(const std::string& spec) {
+    auto perf = tree_perf_db(parse_target(spec));
+    EXPECT_TRUE(perf) << "no perf-db for " << spec;
+    return perf;
 }
 
 // The six tuning values as the options carry them: the perf-db record's form.
@@ -107,25 +82,6 @@ std::string tuning(const std::string& o) {
                        define(o, "CK_PARAM_TUNABLE_GEMM_K_PER_BLOCK"), define(o, "CK_PARAM_TUNABLE_GEMM_M_PER_THREAD"),
                        define(o, "CK_PARAM_TUNABLE_GEMM_N_PER_THREAD"));
 }
-
-// GetDataTypeKernelParams for FP32 (src/include/miopen/datatype.hpp:136-187, MIOpen 3.3.0).
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-// get_static_ck_common_compiler_flag (implicitgemm_util.hpp:544-572) on gfx900/gfx906/gfx90a, gfx908, gfx1030.
-const std::string kCkFlagsGfx9 =
-    " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-    " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
-    " -DCK_USE_AMD_V_FMAC_F32=0";
-const std::string kCkFlagsGfx908 =
-    " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=1 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-    " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=1"
-    " -DCK_USE_AMD_V_FMAC_F32=0";
-const std::string kCkFlagsGfx1030 =
-    " --std=c++14 -DCK_USE_AMD_BUFFER_ATOMIC_FADD=0 -DCK_BLOCK_SYNC_LDS_WITHOUT_SYNC_VMEM=1"
-    " -DCK_WORKAROUND_SWDEV_229564=1 -DCK_WORKAROUND_SWDEV_231101=1 -DCK_USE_AMD_BUFFER_ADDRESSING=0"
-    " -DCK_USE_AMD_V_FMAC_F32=1";
 
 // ---- golden keys: shipped perf-db records ------------------------------------
 
@@ -146,7 +102,7 @@ const std::string kCkFlagsGfx1030 =
 TEST(HipIgemmV4R4MIOpenTree, FwdGoldenFromPerfDbRecordGfx900) {
     NEEDS_TREE();
     const std::string key = "1024-14-14-1x1-2048-7-7-128-0x0-2x2-1x1-0-NCHW-FP32-F";
-    const auto perf = tree_perf_db("gfx900_56");
+    const auto perf = shipped_perf_db("gfx900_56");
     const auto k = plan(kFwd, key, "gfx900_56", perf.get());
     EXPECT_TRUE(k.had_record);
     EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_implicit_gemm_v4r4_nchw_kcyx_nkhw.cpp");
@@ -196,7 +152,7 @@ TEST(HipIgemmV4R4MIOpenTree, FwdGoldenFromPerfDbRecordGfx900) {
 TEST(HipIgemmV4R4MIOpenTree, WrwGoldenFromPerfDbRecordGfx906) {
     NEEDS_TREE();
     const std::string key = "256-13-13-3x3-384-13-13-4-1x1-1x1-1x1-0-NCHW-FP32-W";
-    const auto perf = tree_perf_db("gfx906_60");
+    const auto perf = shipped_perf_db("gfx906_60");
     const auto k = plan(kWrw, key, "gfx906_60", perf.get());
     EXPECT_TRUE(k.had_record);
     EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_backward_weights_implicit_gemm_v4r4_nchw_kcyx_nkhw.cpp");
@@ -247,7 +203,7 @@ TEST(HipIgemmV4R4MIOpenTree, WrwGoldenFromPerfDbRecordGfx906) {
 TEST(HipIgemmV4R4MIOpenTree, FwdGoldenDefaultGfx1030) {
     NEEDS_TREE();
     const std::string key = "1024-17-17-3x3-128-17-17-32-1x1-1x1-1x1-0-NCHW-FP32-F";
-    const auto perf = tree_perf_db("gfx1030_36");
+    const auto perf = shipped_perf_db("gfx1030_36");
     const auto k = plan(kFwd, key, "gfx1030_36", perf.get());
     EXPECT_FALSE(k.had_record);
     EXPECT_EQ(k.options,
@@ -287,7 +243,7 @@ TEST(HipIgemmV4R4MIOpenTree, FwdGoldenDefaultGfx1030) {
 TEST(HipIgemmV4R4MIOpenTree, WrwGoldenDefaultGfx1030) {
     NEEDS_TREE();
     const std::string key = "128-14-14-3x3-32-14-14-1-1x1-1x1-1x1-0-NCHW-FP32-W";
-    const auto perf = tree_perf_db("gfx1030_36");
+    const auto perf = shipped_perf_db("gfx1030_36");
     const auto k = plan(kWrw, key, "gfx1030_36", perf.get());
     EXPECT_FALSE(k.had_record);
     EXPECT_EQ(k.options,
@@ -329,7 +285,7 @@ TEST(HipIgemmV4R4MIOpenTree, WrwGoldenDefaultGfx1030) {
 TEST(HipIgemmV4R4MIOpenTree, Fwd3dGoldenFromPerfDbRecordGfx1030) {
     NEEDS_TREE();
     const std::string key = "1024-4-14-14-1x1x1-256-4-14-14-4-0x0x0-1x1x1-1x1x1-0-NCDHW-FP32-F";
-    const auto perf = tree_perf_db("gfx1030_36");
+    const auto perf = shipped_perf_db("gfx1030_36");
     const std::string depth =
         " -DCK_PARAM_PROBLEM_DI=4 -DCK_PARAM_PROBLEM_DO=4 -DCK_PARAM_PROBLEM_Z=1 -DCK_PARAM_PROBLEM_CONV_STRIDE_D=1"
         " -DCK_PARAM_PROBLEM_CONV_DILATION_D=1 -DCK_PARAM_PROBLEM_IN_LEFT_PAD_D=0 -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_D=0"
@@ -363,7 +319,7 @@ TEST(HipIgemmV4R4MIOpenTree, Fwd3dGoldenFromPerfDbRecordGfx1030) {
 TEST(HipIgemmV4R4MIOpenTree, Wrw3dGoldenFromPerfDbRecordGfx1030) {
     NEEDS_TREE();
     const std::string key = "1024-4-14-14-1x1x1-512-7-27-27-4-0x0x0-2x2x2-1x1x1-0-NCDHW-FP32-W";
-    const auto perf = tree_perf_db("gfx1030_36");
+    const auto perf = shipped_perf_db("gfx1030_36");
     const auto k = plan(kWrw, key, "gfx1030_36", perf.get());
     EXPECT_TRUE(k.had_record);
     EXPECT_EQ(k.file,
@@ -589,7 +545,7 @@ TEST(HipIgemmV4R4MIOpenTree, FindDbAgreement) {
                 if (unreadable.count && line.find(name) != std::string_view::npos) ++counts[{spec, name}].unreadable;
             for (const auto& entry : entries) {
                 const ConvView view{entry.problem};
-                const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+                const SolverContext ctx = tree_context(target, view, perf.get());
                 for (const auto& item : entry.solvers) {
                     if (item.solver != kFwd && item.solver != kWrw) continue;
                     const Solver& s = solver(std::string(item.solver).c_str());
@@ -654,19 +610,18 @@ TEST(HipIgemmV4R4MIOpenTree, FindDbAgreement) {
 TEST(HipIgemmV4R4MIOpenTree, PlannedKernelsCompile) {
     NEEDS_TREE();
     const Compiler compiler(test::toolchain(), nullptr);
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec : {"gfx900_56", "gfx906_60", "gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_110",
                              "gfx1030_36"}) {
         const Target target = parse_target(spec);
         const bool with_3d = target.name() == "gfx908" || target.name() == "gfx1030";
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
-        std::map<std::string, std::pair<std::string, KernelBuild>> builds;  // sample -> (problem, build)
+        const auto perf = tree_perf_db(target);
+        Samples builds;  // sample -> (problem, build)
         for (const auto& entry : read_find_db(*fdb)) {
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+            const SolverContext ctx = tree_context(target, view, perf.get());
             for (const auto& item : entry.solvers) {
                 if (item.solver != kFwd && item.solver != kWrw) continue;
                 if (view.Is3d() && !with_3d) continue;
@@ -682,20 +637,11 @@ TEST(HipIgemmV4R4MIOpenTree, PlannedKernelsCompile) {
             }
         }
         EXPECT_EQ(builds.size(), with_3d ? 4u : 2u) << spec;
-        for (const auto& [sample, planned] : builds) {
-            const auto& [key, build] = planned;
-            const auto result = compiler.compile(build);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << sample << " " << key << ": " << build.describe() << "\n"
-                                   << result.log.substr(0, 2000);
-            std::cout << spec << " " << sample << " " << key << ": " << (result.ok ? "ok" : "FAILED") << " "
-                      << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
-    EXPECT_EQ(built, 14u);
-    EXPECT_EQ(failed, 0u);
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
+    EXPECT_EQ(count.built, 14u);
+    EXPECT_EQ(count.failed, 0u);
 }
 
 // Prints, per solver and target, the first find-db problems with a perf-db record and without, 2-D and
@@ -706,12 +652,11 @@ TEST(HipIgemmV4R4MIOpenTree, DISABLED_FindGoldenProblems) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
-        std::unique_ptr<PerfDb> perf;
-        if (const auto path = tree().perf_db(target)) perf = std::make_unique<PerfDb>(*path);
+        const auto perf = tree_perf_db(target);
         std::map<std::string, int> seen;
         for (const auto& entry : read_find_db(*fdb)) {
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), perf.get(), &tree()};
+            const SolverContext ctx = tree_context(target, view, perf.get());
             for (const auto& item : entry.solvers) {
                 if (item.solver != kFwd && item.solver != kWrw) continue;
                 const auto record = perf ? perf->find(entry.problem, std::string(item.solver)) : std::nullopt;

@@ -17,6 +17,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
 #include "perf_db_fixture.hpp"
+#include "hip_igemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>
@@ -28,21 +29,9 @@
 #include <memory>
 
 using namespace kdbgen;
+using namespace kdbgen::test::igemm;
 
 namespace {
-
-const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
-    return src && *src ? src : nullptr;
-}
-
-const MiopenTree& tree() {
-    static const MiopenTree t = MiopenTree::open(tree_dir());
-    return t;
-}
-
-#define NEEDS_TREE() \
-    if (!tree_dir()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
 const char* const kPlain = "ConvHipImplicitGemmWrwV4R4Xdlops";
 const char* const kPadded = "ConvHipImplicitGemmWrwV4R4Xdlops_Padded_Gemm";
@@ -50,15 +39,6 @@ const char* const kGfx908 = "gfx908:sramecc+:xnack-_120";
 const char* const kGfx90a110 = "gfx90a:sramecc+:xnack-_110";
 const char* const kGfx90a104 = "gfx90a:sramecc+:xnack-_104";
 
-// GetDataTypeKernelParams (src/include/miopen/datatype.hpp:136-187) with src/CMakeLists.txt:41-43's defaults.
-const std::string kFp32Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=1 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=0 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
-const std::string kBf16Block =
-    " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP16x4=0 -DMIOPEN_USE_FP16x8=0 -DMIOPEN_USE_FP32=0 -DMIOPEN_USE_INT8=0"
-    " -DMIOPEN_USE_BFP16=1 -DMIOPEN_USE_INT32=0 -DMIOPEN_USE_RNE_BFLOAT16=1 -DMIOPEN_FP8_IEEE_EXPONENT_BIAS=0"
-    " -DMIOPEN_FP8_CLIPPING=1";
 // SetTensor's MIOpenSubTensorOpWithScalarKernel.cl on an FP32 tensor (dw itself for FP32, the
 // workspace for FP16/BF16), without the leading space tensorocl.cpp does not write.
 const std::string kSetFloat = "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET" + kFp32Block;
@@ -84,22 +64,12 @@ Planned plan(const char* solver, const std::string& key, const char* spec, const
     std::unique_ptr<PerfDb> perf;
     if (!perf_db_record.empty())
         perf = std::make_unique<PerfDb>(test::write_perf_db(dir / "perf.db", {{key, solver, perf_db_record}}));
-    const SolverContext ctx{target, tree_dir() ? tree().version() : MiopenVersion{3, 3, 0}, data_type_options(view),
-                            perf.get(), tree_dir() ? &tree() : nullptr};
+    const SolverContext ctx{target, version(), data_type_options(view), perf.get(), tree_or_null()};
     out.applicable = s->applicable(view, ctx, &out.why);
     if (!out.applicable) return out;
     out.kernels = s->kernels(view, ctx);
     if (!out.kernels.empty()) out.options = out.kernels[0].options + target.mcpu_suffix();
     return out;
-}
-
-// The value of -D<name>= in an option string ("" when absent).
-std::string define(const std::string& options, const std::string& name) {
-    const std::string needle = " -D" + name + "=";
-    const auto at = options.find(needle);
-    if (at == std::string::npos) return "";
-    const auto start = at + needle.size();
-    return options.substr(start, options.find(' ', start) - start);
 }
 
 // --- golden keys ---------------------------------------------------------------------------------
@@ -419,7 +389,7 @@ TEST(HipIgemmWrwxMIOpenTree, AgreesWithTheFindDbs) {
         for (const auto& entry : read_find_db(*fdb, &skipped)) {
             if (entry.problem.direction != ConvDirection::BackwardWeights) continue;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx = tree_context(target, view);
             for (const char* name : {kPlain, kPadded}) {
                 const Solver* s = find_solver(name);
                 auto& c = counts[fmt::format("{} {}", fdb->filename().string(), name)];
@@ -476,19 +446,19 @@ TEST(HipIgemmWrwxMIOpenTree, AgreesWithTheFindDbs) {
 TEST(HipIgemmWrwxMIOpenTree, PlannedKernelsCompile) {
     NEEDS_TREE();
     const Compiler compiler(test::toolchain(), nullptr);
-    std::size_t built = 0, failed = 0;
+    CompileCount count;
     for (const char* spec : {"gfx900_56", "gfx906_60", kGfx908, kGfx90a110, "gfx1030_36"}) {
         const Target target = parse_target(spec);
         const auto fdb = tree().find_db(target);
         ASSERT_TRUE(fdb) << spec;
         const bool xdlops = target.name() == "gfx908" || target.name() == "gfx90a";
-        std::map<std::string, KernelBuild> builds;  // solver + kernel file -> build
+        Samples builds;  // solver + kernel file -> (problem, build)
         long applicable_elsewhere = 0;
         UnreadableFindDbLines skipped;
         for (const auto& entry : read_find_db(*fdb, &skipped)) {
             if (entry.problem.direction != ConvDirection::BackwardWeights) continue;
             const ConvView view{entry.problem};
-            const SolverContext ctx{target, tree().version(), data_type_options(view), nullptr, &tree()};
+            const SolverContext ctx = tree_context(target, view);
             for (const char* name : {kPlain, kPadded}) {
                 const Solver* s = find_solver(name);
                 if (!xdlops) {
@@ -506,22 +476,17 @@ TEST(HipIgemmWrwxMIOpenTree, PlannedKernelsCompile) {
                 for (std::size_t i = 0; i < kernels.size(); ++i) {
                     auto build = miopen_kernel_build(kernels[i], target, tree());
                     ASSERT_TRUE(build) << kernels[i].file << " is not in the tree (" << entry.key << ")";
-                    builds.emplace(std::string(name) + (i == 0 ? " main" : " " + kernels[i].file), std::move(*build));
+                    builds.emplace(std::string(name) + (i == 0 ? " main" : " " + kernels[i].file),
+                                   std::pair{entry.key, std::move(*build)});
                 }
             }
         }
         EXPECT_EQ(applicable_elsewhere, 0) << spec;
-        for (const auto& [sample, build] : builds) {
-            const auto result = compiler.compile(build);
-            ++built;
-            if (!result.ok) ++failed;
-            EXPECT_TRUE(result.ok) << sample << ": " << build.describe() << "\n" << result.log.substr(0, 2000);
-            std::cout << spec << " " << sample << ": " << (result.ok ? "ok" : "FAILED") << " " << result.seconds << " s\n";
-        }
+        compile_samples(compiler, spec, builds, count);
         if (xdlops) EXPECT_EQ(builds.size(), 6u) << spec;
     }
-    std::cout << built << " compiled, " << failed << " failed\n";
-    EXPECT_EQ(failed, 0u);
+    std::cout << count.built << " compiled, " << count.failed << " failed\n";
+    EXPECT_EQ(count.failed, 0u);
 }
 
 }  // namespace

@@ -29,30 +29,24 @@ namespace kdbgen {
 
 namespace {
 
-namespace bw = hip_igemm::bwdnx;
+using hip_igemm::Copy;
+using hip_igemm::GemmConfig;
+using hip_igemm::Interpreted;
+using hip_igemm::bwdnx::Derived;
 
 struct Gemm {
     long m, n, k;
 };
 
 // CalculateGemmSize (:592-611).
-Gemm gemm_size(const ConvView& p, const bw::Shape& s, int epack) {
-    return {s.c * s.z * s.y * s.x, s.n * s.dout * s.ho * s.wo, s.k / epack};
+Gemm gemm_size(const ConvView& p, const Interpreted& s, int epack) {
+    return {s.c * s.z * s.y * s.x, s.n * s.do_ * s.ho * s.wo, s.k / epack};
 }
-
-// Everything GetSolution derives from a configuration, with IsValid's verdict.
-struct Derived {
-    bw::BlockGemm block;
-    bw::Copy a, b;
-    int c_dst_write = -1;
-    long grid_size = -1;
-    bool valid = false;
-};
 
 // CalculateGemmABlockCopyPerformanceParameters (:184-247): reads along GemmM, as wide as the block's
 // M tile and each thread's share allow; FP32 writes as wide as that read, BF16 EPack-wide.
-bw::Copy a_copy(const bw::Config& c, const ConvView& p, int epack) {
-    bw::Copy out;
+Copy a_copy(const GemmConfig& c, const ConvView& p, int epack) {
+    Copy out;
     int src = std::gcd(4, c.GemmMPerBlock);
     const int per_thread = c.GemmKPerBlock * c.GemmMPerBlock / c.BlockSize;
     if (!(per_thread > 0)) return out;
@@ -68,8 +62,8 @@ bw::Copy a_copy(const bw::Config& c, const ConvView& p, int epack) {
 }
 
 // CalculateGemmBBlockCopyPerformanceParameters (:249-317): reads along GemmN bounded by Ho*Wo.
-bw::Copy b_copy(const bw::Config& c, const ConvView& p, const bw::Shape& s, int epack) {
-    bw::Copy out;
+Copy b_copy(const GemmConfig& c, const ConvView& p, const Interpreted& s, int epack) {
+    Copy out;
     long src = std::gcd(4, c.GemmNPerBlock);
     src = std::gcd(src, s.ho * s.wo);
     const int per_thread = c.GemmKPerBlock * c.GemmNPerBlock / c.BlockSize;
@@ -86,7 +80,7 @@ bw::Copy b_copy(const bw::Config& c, const ConvView& p, const bw::Shape& s, int 
 }
 
 // CalculateGemmCThreadCopyPerformanceParameters (:319-395): dx writes along GemmN1.
-int c_copy(const bw::Config& c, const bw::Shape& s) {
+int c_copy(const GemmConfig& c, const Interpreted& s) {
     long dst = std::gcd(4, c.GemmNPerThread);
     const bool unit = s.z == 1 && s.y == 1 && s.x == 1 && s.stride_d == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                       s.left_pad_d == 0 && s.left_pad_h == 0 && s.left_pad_w == 0 && s.right_pad_d == 0 &&
@@ -101,13 +95,13 @@ int c_copy(const bw::Config& c, const bw::Shape& s) {
 }
 
 // IsValid (:456-510) and what GetSolution reads off the same calculations.
-Derived derive(const bw::Config& c, const ConvView& p, const bw::Shape& s, int epack) {
+Derived derive(const GemmConfig& c, const ConvView& p, const Interpreted& s, int epack) {
     Derived d;
     if (!c.valid_value()) return d;
     const Gemm g = gemm_size(p, s, epack);
     if (!(g.m % c.GemmMPerBlock == 0 && g.n % c.GemmNPerBlock == 0 && g.k % c.GemmKPerBlock == 0)) return d;
     if (!(c.GemmMPerBlock % c.GemmMPerThread == 0 && c.GemmNPerBlock % c.GemmNPerThread == 0)) return d;
-    d.block = bw::block_gemm(c);
+    d.block = c.block_gemm();
     if (!d.block.valid) return d;
     d.a = a_copy(c, p, epack);
     if (!d.a.valid) return d;
@@ -116,7 +110,8 @@ Derived derive(const bw::Config& c, const ConvView& p, const bw::Shape& s, int e
     d.c_dst_write = c_copy(c, s);
     const int read_m = p.IsFp32() ? c.GemmMPerThread : epack;
     const int read_n = p.IsFp32() ? c.GemmNPerThread : epack;
-    if (bw::lds_bytes(c, d.a.dst_write, d.b.dst_write, read_m, read_n) > bw::kLdsMaxBytes) return d;
+    const auto lds = hip_igemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, read_m, read_n);
+    if (!lds || *lds > hip_igemm::kLdsMaxBytes) return d;
     d.grid_size = (g.m / c.GemmMPerBlock) * (g.n / c.GemmNPerBlock);  // CalculateGridSize (:91-116)
     d.valid = true;
     return d;
@@ -150,7 +145,7 @@ public:
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
         if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
         const int epack = hip_igemm::epack_length(p, ctx.target, false);
-        const bw::Shape s = bw::interpret(p);
+        const Interpreted s = hip_igemm::interpret(p);
         if (s.k % epack != 0) return reject(why, "K is not a multiple of EPack");
         const Gemm g = gemm_size(p, s, epack);
         return (g.m % 32 == 0 && g.n % 32 == 0 && g.k % 4 == 0) ||
@@ -159,31 +154,19 @@ public:
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         const int epack = hip_igemm::epack_length(p, ctx.target, false);
-        const bw::Shape s = bw::interpret(p);
+        const Interpreted s = hip_igemm::interpret(p);
         // The perf-db record when it parses (Visit order: solvers.hpp:650-660) and IsValidPerformanceConfig
         // (:696-703: IsValidValue and IsValid) accepts it, else HeuristicInit (:512-568): the first valid
         // candidate, or the last one when none is.
-        std::optional<bw::Config> config;
-        if (ctx.perf_db)
-            if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = bw::Config::parse(*record); parsed && derive(*parsed, p, s, epack).valid)
-                    config = *parsed;
-        if (!config) {
-            config = bw::kHeuristicOrder.back();
-            for (const auto& candidate : bw::kHeuristicOrder)
-                if (derive(candidate, p, s, epack).valid) {
-                    config = candidate;
-                    break;
-                }
-        }
-        const bw::Config& c = *config;
+        const GemmConfig c = hip_igemm::bwdnx::config(
+            p, ctx, name(), [&](const GemmConfig& candidate) { return derive(candidate, p, s, epack); });
         const Derived d = derive(c, p, s, epack);
         if (!d.valid) return {};  // MIOpen asserts (HeuristicInit: "All attempts failed")
 
         // GetSolution (:801-879, MIOpen 3.3.0): problem, tunables, copies, grid, inline asm, the common
         // CK flags, the general options (data-type block), the 3-D block, then the per-type tail.
         const char* inline_asm = hip_igemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
-        std::string o = bw::problem_defines(s) + bw::block_gemm_defines(c, d.block);
+        std::string o = hip_igemm::problem_defines(s) + hip_igemm::block_gemm_defines(c, d.block);
         o += fmt::format(
             " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
             " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -196,7 +179,7 @@ public:
             d.a.cluster_k, d.a.cluster_mn, d.a.src_read, d.b.cluster_k, d.b.cluster_mn, d.b.src_read, d.c_dst_write,
             d.grid_size, inline_asm, inline_asm);
         o += hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
-        if (s.is3d) o += bw::depth_defines(s);
+        if (s.is3d) o += hip_igemm::depth_defines(s);
         if (p.IsFp32())
             o += fmt::format(
                 " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_M={}"
@@ -212,7 +195,7 @@ public:
         std::vector<SolverKernel> out{{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
 
         // The invoker (impl_gemm.cpp, MIOpen 3.3.0). The kernel adds into its output.
-        const long dx = bw::dx_elements(p);
+        const long dx = hip_igemm::dx_elements(p);
         if (p.IsFp32()) {
             // :129-162: SetTensor(dx, 0) unless every pad is 0, every stride 1 and the filter 1x1[x1].
             const auto all_are = [](const std::vector<long>& v, long value) {
@@ -220,12 +203,12 @@ public:
             };
             const bool is_1x1_s1 = all_are(p.p.pads, 0) && all_are(p.p.strides, 1) && all_are(p.p.weights_spatial, 1);
             if (!is_1x1_s1) out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::Float));
-        } else if (bw::need_atomic_add(p)) {
+        } else if (hip_igemm::needs_atomic_add(p)) {
             // :89-114: windows overlap: SetTensor on an FP32 workspace shaped as dx, the kernel into it,
             // CastTensor FP32 -> BF16 into dx.
             out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::Float));
             out.push_back(cast_tensor(dx, DataType::Float, DataType::BFloat16));
-        } else if (!bw::every_pixel_is_written(p)) {
+        } else if (!hip_igemm::every_pixel_is_written(p)) {
             // :72-82: gaps between the windows: SetTensor(dx, 0) in BF16.
             out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::BFloat16));
         }

@@ -33,7 +33,10 @@ namespace kdbgen {
 
 namespace {
 
-namespace bw = hip_igemm::bwdnx;
+using hip_igemm::Copy;
+using hip_igemm::GemmConfig;
+using hip_igemm::Interpreted;
+using hip_igemm::bwdnx::Derived;
 
 struct Gemm {
     long m, n, k;
@@ -46,20 +49,20 @@ struct Tilda {
 };
 
 // Ytilda = stride / gcd(stride, dilation) per dimension (:610-634), of the adjusted strides and dilations.
-Tilda tildas(const bw::Shape& s) {
+Tilda tildas(const Interpreted& s) {
     return {s.is3d ? s.stride_d / std::gcd(s.stride_d, s.dilation_d) : 1, s.stride_h / std::gcd(s.stride_h, s.dilation_h),
             s.stride_w / std::gcd(s.stride_w, s.dilation_w)};
 }
 
 // CalculateNumberOfGemm (:610-634).
-long number_of_gemms(const bw::Shape& s) {
+long number_of_gemms(const Interpreted& s) {
     const Tilda t = tildas(s);
     return t.z * t.y * t.x;
 }
 
 // CalculateGemmSize (:636-728): M = C, N = N times the dx slice a phase covers, K = K times the
 // filter taps of that phase.
-Gemm gemm_size(const bw::Shape& s, long gemm_id) {
+Gemm gemm_size(const Interpreted& s, long gemm_id) {
     const Tilda t = tildas(s);
     // One dimension's slice of the phase grid and the phase's filter taps ("dot slice").
     const auto slice = [](long in, long out, long filter, long stride, long dilation, long left_pad, long tilda) {
@@ -79,23 +82,15 @@ Gemm gemm_size(const bw::Shape& s, long gemm_id) {
     long n = s.n * h_slice * w_slice;
     long k = s.k * taps(s.y, t.y, i_y) * taps(s.x, t.x, i_x);
     if (s.is3d) {
-        n *= slice(s.di, s.dout, s.z, s.stride_d, s.dilation_d, s.left_pad_d, t.z);
+        n *= slice(s.di, s.do_, s.z, s.stride_d, s.dilation_d, s.left_pad_d, t.z);
         k *= taps(s.z, t.z, gemm_id / (t.x * t.y));
     }
     return {s.c, n, k};
 }
 
-struct Derived {
-    bw::BlockGemm block;
-    bw::Copy a, b;
-    int c_dst_write = -1;
-    long grid_size = -1;
-    bool valid = false;
-};
-
 // CalculateGemmABlockCopyPerformanceParameters (:181-247): vector reads along GemmM only for a 1x1[x1] filter.
-bw::Copy a_copy(const bw::Config& c, const bw::Shape& s) {
-    bw::Copy out;
+Copy a_copy(const GemmConfig& c, const Interpreted& s) {
+    Copy out;
     int src = std::gcd(4, c.GemmMPerBlock);
     if (!(s.z == 1 && s.y == 1 && s.x == 1)) src = 1;
     const int per_thread = c.GemmKPerBlock * c.GemmMPerBlock / c.BlockSize;
@@ -113,12 +108,12 @@ bw::Copy a_copy(const bw::Config& c, const bw::Shape& s) {
 
 // CalculateGemmBBlockCopyPerformanceParameters (:249-340): vector reads along GemmN only for a 1x1[x1]
 // filter without padding, bounded by [Do*]Ho*Wo.
-bw::Copy b_copy(const bw::Config& c, const bw::Shape& s) {
-    bw::Copy out;
+Copy b_copy(const GemmConfig& c, const Interpreted& s) {
+    Copy out;
     long src = std::gcd(4, c.GemmNPerBlock);
     const bool unit = s.z == 1 && s.y == 1 && s.x == 1 && s.left_pad_d == 0 && s.left_pad_h == 0 &&
                       s.left_pad_w == 0 && s.right_pad_d == 0 && s.right_pad_h == 0 && s.right_pad_w == 0;
-    src = unit ? std::gcd(src, s.dout * s.ho * s.wo) : 1;
+    src = unit ? std::gcd(src, s.do_ * s.ho * s.wo) : 1;
     const int per_thread = c.GemmKPerBlock * c.GemmNPerBlock / c.BlockSize;
     if (!(per_thread > 0)) return out;
     src = std::gcd(src, static_cast<long>(per_thread));
@@ -134,7 +129,7 @@ bw::Copy b_copy(const bw::Config& c, const bw::Shape& s) {
 
 // CalculateGemmCThreadCopyPerformanceParameters (:342-407): vector writes into dx only for a 1x1[x1]
 // filter, stride 1, no padding.
-int c_copy(const bw::Config& c, const bw::Shape& s) {
+int c_copy(const GemmConfig& c, const Interpreted& s) {
     const bool unit = s.z == 1 && s.y == 1 && s.x == 1 && s.stride_d == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                       s.left_pad_d == 0 && s.left_pad_h == 0 && s.left_pad_w == 0 && s.right_pad_d == 0 &&
                       s.right_pad_h == 0 && s.right_pad_w == 0;
@@ -142,7 +137,7 @@ int c_copy(const bw::Config& c, const bw::Shape& s) {
 }
 
 // IsValid (:469-527): every GEMM's sizes divide by the block's tiles.
-Derived derive(const bw::Config& c, const bw::Shape& s) {
+Derived derive(const GemmConfig& c, const Interpreted& s) {
     Derived d;
     if (!c.valid_value()) return d;
     for (long id = 0; id < number_of_gemms(s); ++id) {
@@ -150,15 +145,15 @@ Derived derive(const bw::Config& c, const bw::Shape& s) {
         if (!(g.m % c.GemmMPerBlock == 0 && g.n % c.GemmNPerBlock == 0 && g.k % c.GemmKPerBlock == 0)) return d;
     }
     if (!(c.GemmMPerBlock % c.GemmMPerThread == 0 && c.GemmNPerBlock % c.GemmNPerThread == 0)) return d;
-    d.block = bw::block_gemm(c);
+    d.block = c.block_gemm();
     if (!d.block.valid) return d;
     d.a = a_copy(c, s);
     if (!d.a.valid) return d;
     d.b = b_copy(c, s);
     if (!d.b.valid) return d;
     d.c_dst_write = c_copy(c, s);
-    if (bw::lds_bytes(c, d.a.dst_write, d.b.dst_write, c.GemmMPerThread, c.GemmNPerThread) > bw::kLdsMaxBytes)
-        return d;
+    const auto lds = hip_igemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, c.GemmMPerThread, c.GemmNPerThread);
+    if (!lds || *lds > hip_igemm::kLdsMaxBytes) return d;
     const Gemm g0 = gemm_size(s, 0);
     d.grid_size = (g0.m / c.GemmMPerBlock) * (g0.n / c.GemmNPerBlock);  // CalculateGridSize (:89-113)
     d.valid = true;
@@ -189,7 +184,7 @@ public:
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
         if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
         if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        const bw::Shape s = bw::interpret(p);
+        const Interpreted s = hip_igemm::interpret(p);
         for (long id = 0; id < number_of_gemms(s); ++id)
             if (gemm_size(s, id).k % 4 != 0) return reject(why, "a GEMM's K is not a multiple of 4");
         const Gemm g = gemm_size(s, 0);
@@ -197,30 +192,19 @@ public:
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const bw::Shape s = bw::interpret(p);
+        const Interpreted s = hip_igemm::interpret(p);
         // The perf-db record when it parses (Visit order: solvers.hpp:713-723) and IsValidPerformanceConfig
         // (:803-810: IsValidValue and IsValid) accepts it, else HeuristicInit (:529-584): the first valid
         // candidate, or the last one when none is.
-        std::optional<bw::Config> config;
-        if (ctx.perf_db)
-            if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = bw::Config::parse(*record); parsed && derive(*parsed, s).valid) config = *parsed;
-        if (!config) {
-            config = bw::kHeuristicOrder.back();
-            for (const auto& candidate : bw::kHeuristicOrder)
-                if (derive(candidate, s).valid) {
-                    config = candidate;
-                    break;
-                }
-        }
-        const bw::Config& c = *config;
+        const GemmConfig c =
+            hip_igemm::bwdnx::config(p, ctx, name(), [&](const GemmConfig& candidate) { return derive(candidate, s); });
         const Derived d = derive(c, s);
         if (!d.valid) return {};  // MIOpen asserts (HeuristicInit: "All attempts failed")
 
         // GetSolution (:912-975, MIOpen 3.3.0): problem, tunables, copies, grid, inline asm, the GEMM id,
         // the common CK flags, the general options (data-type block), then the 3-D block.
         const char* inline_asm = hip_igemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
-        const std::string head = bw::problem_defines(s) + bw::block_gemm_defines(c, d.block) +
+        const std::string head = hip_igemm::problem_defines(s) + hip_igemm::block_gemm_defines(c, d.block) +
                                  fmt::format(
                                      " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
                                      " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -237,7 +221,7 @@ public:
                                      d.b.cluster_mn, d.b.src_read, d.b.dst_write, d.c_dst_write, d.grid_size,
                                      inline_asm, inline_asm);
         const std::string tail = hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options +
-                                 (s.is3d ? bw::depth_defines(s) : std::string());
+                                 (s.is3d ? hip_igemm::depth_defines(s) : std::string());
         const std::string kernel = s.is3d ? "gridwise_convolution_backward_data_implicit_gemm_v4r1_ncdhw_kczyx_nkdhw"
                                           : "gridwise_convolution_backward_data_implicit_gemm_v4r1_nchw_kcyx_nkhw";
         std::vector<SolverKernel> out;
@@ -246,8 +230,8 @@ public:
                 out.push_back({"static_kernel_" + kernel + ".cpp", {kernel},
                                head + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) + tail});
         // impl_gemm.cpp:170-190: SetTensor(dx, 0) when the windows leave gaps.
-        if (!bw::every_pixel_is_written(p))
-            out.push_back(sub_tensor_op_with_scalar(false, bw::dx_elements(p), DataType::Float));
+        if (!hip_igemm::every_pixel_is_written(p))
+            out.push_back(sub_tensor_op_with_scalar(false, hip_igemm::dx_elements(p), DataType::Float));
         return out;
     }
 };

@@ -23,14 +23,13 @@
 #include <algorithm>
 #include <numeric>
 
-#include "hip_igemm_bwdx_common.hpp"
+#include "hip_implicit_gemm.hpp"
 
 namespace kdbgen {
 
 namespace {
 
-using hip_igemm::bwdx::BwdDataProblem;
-using hip_igemm::bwdx::two_power;
+using BwdDataProblem = hip_igemm::Interpreted;  // ProblemInterpreter of a backward-data problem
 
 struct GemmSize {
     long g, m, n, k_total;
@@ -39,32 +38,22 @@ struct GemmSize {
 // CalculateGemmSize (:680-701).
 GemmSize gemm_size(const BwdDataProblem& q) { return {q.g, q.c / q.g * q.y * q.x, q.n * q.ho * q.wo, q.k / q.g}; }
 
-struct Copy {
-    int cluster_k = -1, cluster_mn = -1, cluster_kpack = -1, src_read = -1, dst_write = -1;
-    bool valid = false;
-};
+using Copy = hip_igemm::XdlopsCopy;
 
 // PerformanceImplicitGemmBwdV1R1Xdlops; a perf-db record lists the fields in this order.
-struct Config {
-    int GemmMPerBlock = 0, GemmNPerBlock = 0, GemmKPerBlock = 0, GemmMPerWave = 0, GemmNPerWave = 0, GemmKPack = 0;
+// The six tile fields are the shared GemmTile: CalculateBlockSize (:240-258), IsValidValue (:455-466) and
+// CalculateLdsNumberOfByte (:710-720) as the forward and backward-weights xdlops solvers have them.
+struct Config : hip_igemm::GemmTile {
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
 
     // Deserialize (serializable.hpp:99-112): eight ','-separated fields, each read as its type.
     static std::optional<Config> parse(const std::string& text) {
-        using namespace hip_igemm::bwdx;
-        const auto f = record_fields(text, 8);
-        if (!f) return std::nullopt;
-        const auto& v = *f;
-        return Config{parse_int_field(v[0]), parse_int_field(v[1]), parse_int_field(v[2]),  parse_int_field(v[3]),
-                      parse_int_field(v[4]), parse_int_field(v[5]), parse_bool_field(v[6]), parse_bool_field(v[7])};
-    }
-
-    // CalculateBlockSize (:240-258): -1 when the waves do not tile the block.
-    int block_size() const {
-        if (GemmMPerWave <= 0 || GemmNPerWave <= 0 || GemmMPerBlock % GemmMPerWave != 0 ||
-            GemmNPerBlock % GemmNPerWave != 0)
-            return -1;
-        return GemmNPerBlock * GemmMPerBlock / (GemmMPerWave * GemmNPerWave) * 64;
+        Config c;
+        if (!hip_igemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
+                                           &c.GemmNPerWave, &c.GemmKPack, &c.GemmAThreadCopyMoreGemmK,
+                                           &c.GemmBThreadCopyMoreGemmKPack}))
+            return std::nullopt;
+        return c;
     }
 
     // CalculateGridSize (:260-285).
@@ -121,12 +110,6 @@ struct Config {
         return {GemmKPerBlock / per_k, GemmNPerBlock / per_n, GemmKPack / per_kpack, per_n, dst, true};
     }
 
-    // IsValidValue (:455-466).
-    bool valid_value() const {
-        return two_power(GemmMPerBlock, 4, 256) && two_power(GemmNPerBlock, 4, 256) && two_power(GemmKPerBlock, 1, 8) &&
-               two_power(GemmMPerWave, 4, 128) && two_power(GemmNPerWave, 4, 128) && two_power(GemmKPack, 1, 8);
-    }
-
     // IsReallyValid (:469-530); what IsValidPerformanceConfig asks of a perf-db record (:672-678).
     bool really_valid(const ConvView& p, const BwdDataProblem& q) const {
         if (!valid_value()) return false;
@@ -138,17 +121,14 @@ struct Config {
         const long gemm_k = s.k_total / GemmKPack;
         if (!(s.m % GemmMPerBlock == 0 && s.n % GemmNPerBlock == 0 && gemm_k % GemmKPerBlock == 0)) return false;
         if (!a_copy(p).valid || !b_copy(p, q).valid) return false;
-        // CalculateLdsNumberOfByte (:710-720) against get_lds_max_number_of_byte (64 KiB).
-        const std::size_t lds = static_cast<std::size_t>(GemmKPerBlock) * GemmKPack * (GemmMPerBlock + GemmNPerBlock) *
-                                (p.IsFp32() ? 4 : 2);
-        return lds <= 65536;
+        return lds_fits(p);
     }
 
     // IsFastToBeUsedForTuning (:532-657).
     bool fast(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) const {
         if (GemmMPerWave * GemmNPerWave > 64 * 128) return false;
         const auto s = gemm_size(q);
-        if (!hip_igemm::bwdx::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
+        if (!hip_igemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
         const int waves = (GemmMPerBlock / GemmMPerWave) * (GemmNPerBlock / GemmNPerWave);
         if (!(waves > 1 && waves <= 4)) return false;
         if (GemmMPerBlock > 2 * GemmNPerBlock && s.n % (2 * GemmNPerBlock) == 0) return false;
@@ -168,17 +148,10 @@ struct Config {
 // over 1..4 for FP32, 4..8 for FP16, 2..8 for BF16) first for a really valid and fast config, then for a
 // really valid one. When neither exists MIOpen logs "All attempts unsuccessful" and keeps the last.
 Config heuristic(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) {
-    const int kpack_lo = p.IsFp32() ? 1 : p.IsFp16() ? 4 : 2;
-    const int kpack_hi = p.IsFp32() ? 4 : 8;
-    const std::vector<hip_igemm::bwdx::Digit<Config>> digits = {
-        {&Config::GemmKPerBlock, 1, 8},  {&Config::GemmKPack, kpack_lo, kpack_hi}, {&Config::GemmNPerWave, 4, 128},
-        {&Config::GemmMPerWave, 4, 128}, {&Config::GemmNPerBlock, 4, 256},         {&Config::GemmMPerBlock, 4, 256}};
-    const Config start{256, 256, 8, 128, 128, kpack_hi, false, true};
-    Config c = hip_igemm::bwdx::odometer_walk(
-        start, digits, [&](const Config& t) { return t.really_valid(p, q) && t.fast(p, q, compute_units); });
-    if (!c.really_valid(p, q))
-        c = hip_igemm::bwdx::odometer_walk(start, digits, [&](const Config& t) { return t.really_valid(p, q); });
-    return c;
+    const Config start{hip_igemm::tile_walk_start(p), false, true};
+    return hip_igemm::two_round_walk(
+        start, hip_igemm::tile_walk_digits<Config>(p), [&](const Config& t) { return t.really_valid(p, q); },
+        [&](const Config& t) { return t.fast(p, q, compute_units); });
 }
 
 class ConvHipImplicitGemmBwdDataV1R1Xdlops : public DeprecatedSolver {
@@ -202,25 +175,16 @@ public:
     // IsApplicable (:758-819) past the environment gates (disabled_by_default) and the deprecation
     // (DeprecatedSolver); not deterministic, HIP kernels allowed, packed tensors (kdbgen's keys).
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (!p.IsDirectionBackwardData()) return reject(why, "not backward data");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
-        const auto s = gemm_size(hip_igemm::bwdx::interpret(p));
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
+        const auto s = gemm_size(hip_igemm::interpret(p));
         if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return true;
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const BwdDataProblem q = hip_igemm::bwdx::interpret(p);
+        const BwdDataProblem q = hip_igemm::interpret(p);
         std::optional<Config> chosen;
-        if (const auto record = hip_igemm::bwdx::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) chosen = parsed;
         if (!chosen) chosen = heuristic(p, q, ctx.target.compute_units);
         const Config& c = *chosen;
@@ -228,27 +192,16 @@ public:
         const auto a = c.a_copy(p);
         const auto b = c.b_copy(p, q);
         // GetSolution's options (:895-936), in order.
-        std::string o = fmt::format(" -DCK_PARAM_PROBLEM_G={}", q.g) + hip_igemm::bwdx::problem_defines(q);
-        o += fmt::format(
-            " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK={}"
-            " -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_M_PER_WAVE={}"
-            " -DCK_PARAM_TUNABLE_GEMM_N_PER_WAVE={} -DCK_PARAM_TUNABLE_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_BLOCK_SIZE={} -DCK_PARAM_DEPENDENT_GRID_SIZE={}",
-            c.GemmMPerBlock, c.GemmNPerBlock, c.GemmKPerBlock, c.GemmMPerWave, c.GemmNPerWave, c.GemmKPack,
-            c.block_size(), c.grid_size(q));
+        std::string o = hip_igemm::grouped_problem_defines(q);
+        o += hip_igemm::xdlops_tunable_defines(c, c.grid_size(q));
         o += fmt::format(
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK={}"
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_M={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_N={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
-            a.cluster_k, a.cluster_mn, a.cluster_kpack, a.src_read, a.dst_write, b.cluster_k, b.cluster_mn,
-            b.cluster_kpack, b.src_read, b.dst_write);
+            " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
+            a.cluster_k, a.cluster_mn, a.cluster_kpack, a.src_read, a.dst_write);
+        o += hip_igemm::xdlops_b_copy_defines(b);
         o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_backward_data_implicit_gemm_v1r1_xdlops_nchw_kcyx_nkhw";
         std::vector<SolverKernel> out{{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
@@ -256,13 +209,13 @@ public:
         // The invoker (impl_gemm.cpp:45-128): FP16 and BF16 zero dx when windows overlap or leave
         // pixels out; with overlaps the kernel adds into an FP32 workspace of dx's shape
         // (GetWorkspaceSize, :722-756) that is zeroed and then cast into dx. FP32 always zeroes dx.
-        const auto type = hip_igemm::bwdx::data_type_of(p);
-        const long dx = hip_igemm::bwdx::dx_elements(p);
+        const auto type = hip_igemm::data_type_of(p);
+        const long dx = hip_igemm::dx_elements(p);
         if (p.IsFp32()) {
             out.push_back(sub_tensor_op_with_scalar(false, dx, type));
         } else {
-            const bool cast = hip_igemm::bwdx::needs_atomic_add(p);
-            const bool set_zero = cast || !hip_igemm::bwdx::every_pixel_is_written(p);
+            const bool cast = hip_igemm::needs_atomic_add(p);
+            const bool set_zero = cast || !hip_igemm::every_pixel_is_written(p);
             if (set_zero) out.push_back(sub_tensor_op_with_scalar(false, dx, cast ? DataType::Float : type));
             if (cast) out.push_back(cast_tensor(dx, DataType::Float, type));
         }

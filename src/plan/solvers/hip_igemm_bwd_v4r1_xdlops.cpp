@@ -29,14 +29,14 @@
 #include <algorithm>
 #include <numeric>
 
-#include "hip_igemm_bwdx_common.hpp"
+#include "hip_implicit_gemm.hpp"
 
 namespace kdbgen {
 
 namespace {
 
-using hip_igemm::bwdx::BwdDataProblem;
-using hip_igemm::bwdx::two_power;
+using BwdDataProblem = hip_igemm::Interpreted;  // ProblemInterpreter of a backward-data problem
+using hip_igemm::two_power;
 
 long divide_ceil(long x, long y) { return (x + y - 1) / y; }
 
@@ -74,24 +74,23 @@ GemmSize gemm_size(const BwdDataProblem& q, long id) {
             q.k / q.g * ydot_slice * xdot_slice};
 }
 
-struct Copy {
-    int cluster_k = 0, cluster_mn = 0, cluster_kpack = 0, src_read = 1, dst_write = 1;
-    bool valid = false;
-};
+using Copy = hip_igemm::XdlopsCopy;
 
-// PerformanceImplicitGemmBwdDataV4R1Xdlops; a perf-db record lists the fields in this order.
+// PerformanceImplicitGemmBwdDataV4R1Xdlops; a perf-db record lists the fields in this order. Not the shared
+// hip_igemm::GemmTile: GemmNPerBlock comes first, KPACK before the waves, IsValidValue wants GemmNPerBlock
+// 16..256 and GemmNPerWave 16..128, and CalculateBlockSize does not check that the waves tile the block.
 struct Config {
     int GemmNPerBlock = 0, GemmMPerBlock = 0, GemmKPerBlock = 0, GemmKPACKSize = 0, GemmMPerWave = 0, GemmNPerWave = 0;
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
 
     // Deserialize (serializable.hpp:99-112): eight ','-separated fields, each read as its type.
     static std::optional<Config> parse(const std::string& text) {
-        using namespace hip_igemm::bwdx;
-        const auto f = record_fields(text, 8);
-        if (!f) return std::nullopt;
-        const auto& v = *f;
-        return Config{parse_int_field(v[0]), parse_int_field(v[1]), parse_int_field(v[2]),  parse_int_field(v[3]),
-                      parse_int_field(v[4]), parse_int_field(v[5]), parse_bool_field(v[6]), parse_bool_field(v[7])};
+        Config c;
+        if (!hip_igemm::read_record(text, {&c.GemmNPerBlock, &c.GemmMPerBlock, &c.GemmKPerBlock, &c.GemmKPACKSize,
+                                           &c.GemmMPerWave, &c.GemmNPerWave, &c.GemmAThreadCopyMoreGemmK,
+                                           &c.GemmBThreadCopyMoreGemmKPack}))
+            return std::nullopt;
+        return c;
     }
 
     // BlockSize as GetSolution and the copies compute it (0 when the waves outnumber the block's tiles;
@@ -220,7 +219,7 @@ struct Config {
     bool fast(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) const {
         if (GemmMPerWave * GemmNPerWave > 64 * 128) return false;
         const auto s = gemm_size(q, 0);
-        if (!hip_igemm::bwdx::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
+        if (!hip_igemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
         const int waves = (GemmMPerBlock / GemmMPerWave) * (GemmNPerBlock / GemmNPerWave);
         if (!(waves > 1 && waves <= 4)) return false;
         const int block = waves * 64;
@@ -238,22 +237,20 @@ struct Config {
 Config heuristic(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) {
     const int kpack_lo = p.IsFp32() ? 1 : p.IsFp16() ? 4 : 2;
     const int kpack_hi = p.IsFp32() ? 4 : 8;
-    const std::vector<hip_igemm::bwdx::Digit<Config>> digits = {
+    const std::vector<hip_igemm::Digit<Config>> digits = {
         {&Config::GemmKPerBlock, 1, 8},    {&Config::GemmKPACKSize, kpack_lo, kpack_hi},
         {&Config::GemmNPerWave, 16, 128},  {&Config::GemmMPerWave, 4, 128},
         {&Config::GemmNPerBlock, 16, 256}, {&Config::GemmMPerBlock, 4, 256}};
     const Config start{256, 256, 8, kpack_hi, 128, 128, true, true};
-    Config c = hip_igemm::bwdx::odometer_walk(
-        start, digits, [&](const Config& t) { return t.really_valid(p, q) && t.fast(p, q, compute_units); });
-    if (!c.really_valid(p, q))
-        c = hip_igemm::bwdx::odometer_walk(start, digits, [&](const Config& t) { return t.really_valid(p, q); });
-    return c;
+    return hip_igemm::two_round_walk(
+        start, digits, [&](const Config& t) { return t.really_valid(p, q); },
+        [&](const Config& t) { return t.fast(p, q, compute_units); });
 }
 
 // IsApplicableXdlops (implicitgemm_util.hpp:338-388) for backward data: K/G in whole EPACKs
 // (4 for FP16 on xdlops, 2 for BF16), and the whole problem as one GEMM fits xdlops.
+// (Its xdlops check is in xdlops_common_checks.)
 bool applicable_xdlops(const ConvView& p, const SolverContext& ctx, std::string* why) {
-    if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
     const long k = p.GetInChannels() / p.GetGroupCount();
     const long c = p.GetOutChannels() / p.GetGroupCount();
     const int epack = hip_igemm::epack_length(p, ctx.target, true);
@@ -290,17 +287,9 @@ public:
 
     // IsApplicable (:813-874) past the gates above; not deterministic, HIP kernels allowed, packed tensors.
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!p.IsDirectionBackwardData()) return reject(why, "not backward data");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
         if (!applicable_xdlops(p, ctx, why)) return false;
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        const BwdDataProblem q = hip_igemm::bwdx::interpret(p);
+        const BwdDataProblem q = hip_igemm::interpret(p);
         for (long id = 0; id < number_of_gemms(q); ++id) {
             const auto s = gemm_size(q, id);
             if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k))
@@ -310,9 +299,9 @@ public:
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const BwdDataProblem q = hip_igemm::bwdx::interpret(p);
+        const BwdDataProblem q = hip_igemm::interpret(p);
         std::optional<Config> chosen;
-        if (const auto record = hip_igemm::bwdx::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) chosen = parsed;
         if (!chosen) chosen = heuristic(p, q, ctx.target.compute_units);
         const Config& c = *chosen;
@@ -325,7 +314,7 @@ public:
         // the data-type block between the common CK flags and the KPACK tail.
         for (long id = 0; id < number_of_gemms(q); ++id) {
             if (gemm_size(q, id).k <= 0) continue;
-            std::string o = hip_igemm::bwdx::problem_defines(q);
+            std::string o = hip_igemm::problem_defines(q);
             o += fmt::format(
                 " -DCK_PARAM_PROBLEM_CONV_GROUP_COUNTS={} -DCK_PARAM_TUNABLE_BLOCK_SIZE={}"
                 " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK={}"
@@ -353,9 +342,9 @@ public:
         }
         // The invoker (impl_gemm.cpp:163-190) zeroes dx first when a dilation or a stride past the
         // filter leaves pixels that no GEMM writes.
-        if (!hip_igemm::bwdx::every_pixel_is_written(p))
+        if (!hip_igemm::every_pixel_is_written(p))
             out.push_back(
-                sub_tensor_op_with_scalar(false, hip_igemm::bwdx::dx_elements(p), hip_igemm::bwdx::data_type_of(p)));
+                sub_tensor_op_with_scalar(false, hip_igemm::dx_elements(p), hip_igemm::data_type_of(p)));
         return out;
     }
 };

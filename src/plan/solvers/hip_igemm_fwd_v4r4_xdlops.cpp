@@ -35,16 +35,7 @@ using fwdx::XdlopsTile;
 
 // PerformanceImplicitGemmForwardV4R4Xdlops: the nine shared fields (hip_igemm_fwdx_common.hpp).
 struct Config : XdlopsTile {
-    static std::optional<Config> parse(const std::string& text) {
-        const auto f = parse_int_fields<9>(text);
-        if (!f) return std::nullopt;
-        const auto& v = *f;
-        Config c;
-        c.GemmMPerBlock = v[0], c.GemmNPerBlock = v[1], c.GemmKPerBlock = v[2], c.GemmMPerWave = v[3];
-        c.GemmNPerWave = v[4], c.GemmKPack = v[5], c.GemmAThreadCopyMoreGemmK = fwdx::record_flag(v[6]);
-        c.GemmBThreadCopyMoreGemmKPack = fwdx::record_flag(v[7]), c.GemmBThreadDataPerRead_GemmN = v[8];
-        return c;
-    }
+    static std::optional<Config> parse(const std::string& text) { return fwdx::parse_nine<Config>(text); }
 };
 
 // A copy (:272-348): vector reads along KPack rounded up to a full read, at most the block's threads.
@@ -73,7 +64,7 @@ Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units)
     // GemmBThreadDataPerRead_GemmN counts 1..4 for FP32, 1..8 for FP16 and BF16 (:121-235).
     const XdlopsTile t = fwdx::heuristic(
         p, p.IsFp32() ? 4 : 8, [&](const XdlopsTile& c) { return really_valid(c, p, q); },
-        [&](const XdlopsTile& c) { return fwdx::fast_for_tuning(c, p, s.m, s.n, s.k_total, compute_units); });
+        [&](const XdlopsTile& c) { return hip_igemm::xdlops_fast_for_tuning(c, p, s.m, s.n, s.k_total, compute_units); });
     Config c;
     static_cast<XdlopsTile&>(c) = t;
     return c;
@@ -87,48 +78,26 @@ public:
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         // MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_FWD_V4R4_XDLOPS on unless disabled; not deterministic.
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (!p.IsDirectionForward()) return reject(why, "not forward");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
-        const FwdProblem q = fwdx::interpret(p);
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
+        const FwdProblem q = hip_igemm::interpret(p);
         const auto s = fwdx::gemm_size(q);
         if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return really_valid(heuristic(p, q, ctx.target.compute_units), p, q) || reject(why, "no valid configuration");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const FwdProblem q = fwdx::interpret(p);
+        const FwdProblem q = hip_igemm::interpret(p);
         const auto s = fwdx::gemm_size(q);
         Config c = heuristic(p, q, ctx.target.compute_units);
-        if (ctx.perf_db)
-            if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && really_valid(*parsed, p, q)) c = *parsed;
+        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+            if (const auto parsed = Config::parse(*record); parsed && really_valid(*parsed, p, q)) c = *parsed;
         const auto a = a_copy(c, p);
         const auto b = b_copy(c, p, q);
         const long grid = q.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);
-        std::string o = fwdx::problem_defines(q);
-        o += fmt::format(
-            " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK={}"
-            " -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_M_PER_WAVE={}"
-            " -DCK_PARAM_TUNABLE_GEMM_N_PER_WAVE={} -DCK_PARAM_TUNABLE_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_BLOCK_SIZE={} -DCK_PARAM_DEPENDENT_GRID_SIZE={}",
-            c.GemmMPerBlock, c.GemmNPerBlock, c.GemmKPerBlock, c.GemmMPerWave, c.GemmNPerWave, c.GemmKPack,
-            c.block_size(), grid);
-        o += fwdx::a_copy_defines(a);
-        o += fmt::format(
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_N={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
-            b.cluster_k, b.cluster_mn, b.cluster_kpack, b.src_read, b.dst_write);
+        std::string o = hip_igemm::grouped_problem_defines(q);
+        o += hip_igemm::xdlops_tunable_defines(c, grid);
+        o += hip_igemm::xdlops_a_copy_defines(a);
+        o += hip_igemm::xdlops_b_copy_defines(b);
         o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw";
         return {{"static_kernel_" + kernel + ".cpp", {kernel}, o}};

@@ -54,16 +54,7 @@ using fwdx::FwdProblem;
 using fwdx::XdlopsTile;
 
 struct Config : XdlopsTile {
-    static std::optional<Config> parse(const std::string& text) {
-        const auto f = parse_int_fields<9>(text);
-        if (!f) return std::nullopt;
-        const auto& v = *f;
-        Config c;
-        c.GemmMPerBlock = v[0], c.GemmNPerBlock = v[1], c.GemmKPerBlock = v[2], c.GemmMPerWave = v[3];
-        c.GemmNPerWave = v[4], c.GemmKPack = v[5], c.GemmAThreadCopyMoreGemmK = fwdx::record_flag(v[6]);
-        c.GemmBThreadCopyMoreGemmKPack = fwdx::record_flag(v[7]), c.GemmBThreadDataPerRead_GemmN = v[8];
-        return c;
-    }
+    static std::optional<Config> parse(const std::string& text) { return fwdx::parse_nine<Config>(text); }
 
     int nwaves() const { return GemmNPerWave > 0 ? GemmNPerBlock / GemmNPerWave : 0; }
     int b_per_block() const { return nwaves() > 0 ? GemmNPerBlock / nwaves() : 0; }
@@ -107,7 +98,7 @@ Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units)
     const auto s = fwdx::gemm_size(q);
     return with(fwdx::heuristic(
         p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
-        [&](const XdlopsTile& t) { return fwdx::fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
+        [&](const XdlopsTile& t) { return hip_igemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
 }
 
 class ConvHipImplicitGemmForwardV4R5Xdlops : public DeprecatedSolver {
@@ -121,36 +112,26 @@ public:
         // disabled; the deprecated-solver rule is disabled_by_default (DeprecatedSolver); the convolution
         // is not deterministic and HIP kernels are in use by default; find-db keys describe packed
         // tensors (HasNonPackedTensors).
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
         // Off for 1x1 filters (a performance regression, :1038-1040).
         if (p.GetWeightsHeight() == 1 && p.GetWeightsWidth() == 1) return reject(why, "1x1 filter");
-        if (!p.IsDirectionForward()) return reject(why, "not forward");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
-        const FwdProblem q = fwdx::interpret(p);
+        const FwdProblem q = hip_igemm::interpret(p);
         const auto s = fwdx::gemm_size(q);
         if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return heuristic(p, q, ctx.target.compute_units).really_valid(p, q) || reject(why, "no valid configuration");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const FwdProblem q = fwdx::interpret(p);
+        const FwdProblem q = hip_igemm::interpret(p);
         const auto s = fwdx::gemm_size(q);
         // A perf-db record when it parses (Deserialize) and IsValidPerformanceConfig accepts it, else the default.
         Config c = heuristic(p, q, ctx.target.compute_units);
-        if (ctx.perf_db)
-            if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) c = *parsed;
+        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+            if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) c = *parsed;
         const auto a = c.a_copy(p);
         const auto b = c.b_copy(p, q);
         const long grid = s.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);
-        std::string o = fwdx::problem_defines(q);
+        std::string o = hip_igemm::grouped_problem_defines(q);
         o += fmt::format(
             " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_B_PER_BLOCK={}"
             " -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_M_PER_WAVE={}"
@@ -158,14 +139,8 @@ public:
             " -DCK_PARAM_DEPENDENT_BLOCK_SIZE={} -DCK_PARAM_DEPENDENT_GRID_SIZE={}",
             c.GemmMPerBlock, c.b_per_block(), c.GemmKPerBlock, c.GemmMPerWave, c.GemmNPerWave, c.nwaves(), c.GemmKPack,
             c.block_size(), grid);
-        o += fwdx::a_copy_defines(a);
-        o += fmt::format(
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_B={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_KPACK={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N={}"
-            " -DCK_PARAM_DEPENDENT_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
-            b.cluster_k, b.cluster_mn, b.cluster_kpack, b.src_read, b.dst_write);
+        o += hip_igemm::xdlops_a_copy_defines(a);
+        o += hip_igemm::xdlops_b_copy_defines(b, "B");
         o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_forward_implicit_gemm_v4r5_xdlops_nchw_kcyx_nkhw";
         return {{"static_kernel_" + kernel + ".cpp", {kernel}, o}};

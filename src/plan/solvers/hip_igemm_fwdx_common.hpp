@@ -31,13 +31,8 @@
 
 namespace kdbgen::fwdx {
 
-// ProblemInterpreter for the forward direction: strides of a 1-wide output and dilations
-// of a 1-wide filter become 1; the right pads are what the filter needs beyond the image.
-struct FwdProblem {
-    long g, n, k, c, hi, wi, ho, wo, y, x, stride_h, stride_w, dilation_h, dilation_w, left_pad_h, left_pad_w,
-        right_pad_h, right_pad_w;
-};
-FwdProblem interpret(const ConvView& p);
+// ProblemInterpreter of a forward problem (hip_implicit_gemm.hpp).
+using FwdProblem = hip_igemm::Interpreted;
 
 // CalculateGemmSize: M = K/G, N = N*Ho*Wo, K = C/G*Y*X, each padded up to a multiple of its
 // factor (Padded_Gemm; 1 for the others); the extras are what the padding added.
@@ -46,45 +41,43 @@ struct GemmSize {
 };
 GemmSize gemm_size(const FwdProblem& q, int m_factor = 1, int n_factor = 1, int k_factor = 1);
 
-// The nine fields in Visit order (src/include/miopen/conv/solvers.hpp:1099-1140, :1181-1193).
-struct XdlopsTile {
-    int GemmMPerBlock = 0, GemmNPerBlock = 0, GemmKPerBlock = 0, GemmMPerWave = 0, GemmNPerWave = 0, GemmKPack = 0;
+// The nine fields in Visit order (src/include/miopen/conv/solvers.hpp:1099-1140, :1181-1193): the six of
+// the shared GemmTile (block size, IsValidValue of V4R4 and Padded_Gemm, LDS: hip_implicit_gemm.hpp; V4R5
+// adds GemmBThreadDataPerRead_GemmN in [1, 8] to IsValidValue), then three of their own.
+struct XdlopsTile : hip_igemm::GemmTile {
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
     int GemmBThreadDataPerRead_GemmN = 0;
-
-    // CalculateBlockSize: waves per block times 64, -1 when the waves do not tile the block.
-    int block_size() const;
-    // IsValidValue of V4R4 and Padded_Gemm (V4R5 adds GemmBThreadDataPerRead_GemmN in [1, 8]).
-    bool valid_value() const;
-    // CalculateLdsNumberOfByte <= get_lds_max_number_of_byte.
-    bool lds_fits(const ConvView& p) const;
 };
 
-// A bool field of a perf-db record as Deserialize reads it (`stream >> bool` without boolalpha: 0 is
-// false, 1 true, any other number true with failbit set, which Parse ignores: serializable.hpp:41-51).
-inline bool record_flag(int v) { return v != 0; }
+// Deserialize of the nine-field record of V4R4 and V4R5 (hip_igemm::read_record), into a Config that is
+// an XdlopsTile with no fields of its own.
+template <class Config>
+std::optional<Config> parse_nine(const std::string& text) {
+    Config c;
+    if (!hip_igemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
+                                       &c.GemmNPerWave, &c.GemmKPack, &c.GemmAThreadCopyMoreGemmK,
+                                       &c.GemmBThreadCopyMoreGemmKPack, &c.GemmBThreadDataPerRead_GemmN}))
+        return std::nullopt;
+    return c;
+}
 
-struct BlockCopy {
-    int cluster_k = -1, cluster_mn = -1, cluster_kpack = -1, src_read = -1, dst_write = -1;
-    bool valid = false;
-};
+using BlockCopy = hip_igemm::XdlopsCopy;
 
-// CalculateGemmABlockCopyPerformanceParameters, A = [GemmK, GemmM, GemmKPack].
+// CalculateGemmABlockCopyPerformanceParameters, A = [GemmK, GemmM, GemmKPack] (hip_igemm::xdlops_a_copy):
 //   k_unpadded: Padded_Gemm bounds the KPack read by C/G*Y*X when GemmK was padded (0: no such bound);
 //   lcm_with_read: V4R4 and Padded_Gemm round the per-thread copy up to a full vector read (V4R5 has it
 //   commented out); exact_cluster: V4R5 wants the thread cluster to be the block, the others at most the block.
-BlockCopy a_copy(const XdlopsTile& t, const ConvView& p, long k_unpadded, bool lcm_with_read, bool exact_cluster);
+inline BlockCopy a_copy(const XdlopsTile& t, const ConvView& p, long k_unpadded, bool lcm_with_read,
+                        bool exact_cluster) {
+    return hip_igemm::xdlops_a_copy(t, t.GemmAThreadCopyMoreGemmK, p, k_unpadded, lcm_with_read, exact_cluster);
+}
 
 // CalculateGemmBBlockCopyPerformanceParameters, B = [GemmK, GemmN, GemmKPack] read along GemmN.
 //   nwaves: V4R5 splits GemmN into NWaves x BPerBlock and copies along B (1 for the others: B is GemmN);
 //   exact_cluster as for a_copy.
 BlockCopy b_copy(const XdlopsTile& t, const ConvView& p, const FwdProblem& q, int nwaves, bool exact_cluster);
 
-// IsFastToBeUsedForTuning with the GEMM sizes the solver uses; reads the CU count.
-//   k_total_gate: V4R4 refuses a small GemmKPerBlock*GemmKPack only when GemmK is a multiple of 8 (FP32)
-//   or 16 (16-bit): pass GemmK; Padded_Gemm and V4R5 refuse it always: pass nullopt.
-bool fast_for_tuning(const XdlopsTile& t, const ConvView& p, long gemm_m, long gemm_n, std::optional<long> k_total_gate,
-                     unsigned compute_units);
+// IsFastToBeUsedForTuning: hip_igemm::xdlops_fast_for_tuning.
 
 // HeuristicInit's walk: from 256,256,8,128,128,KPack(4 FP32, else 8),false,true,1 the odometer counts
 // down GemmBThreadDataPerRead_GemmN (1..read_high), GemmKPerBlock (1..8), GemmKPack (FP32 1..4,
@@ -131,12 +124,5 @@ XdlopsTile heuristic(const ConvView& p, int read_high, ReallyValid really_valid,
     if (!really_valid(t)) t = walk(p, read_high, really_valid);
     return t;
 }
-
-// The problem block of the options, identical in the three solvers:
-// " -DCK_PARAM_PROBLEM_G=... -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_W=...".
-std::string problem_defines(const FwdProblem& q);
-
-// " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K=... _A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK=..."
-std::string a_copy_defines(const BlockCopy& a);
 
 }  // namespace kdbgen::fwdx

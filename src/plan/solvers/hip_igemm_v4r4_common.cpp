@@ -12,25 +12,16 @@ namespace kdbgen::hip_igemm::v4r4 {
 
 namespace {
 
-bool two_power(int v, int lo, int hi) { return v > 0 && ((v - 1) & v) == 0 && lo <= v && v <= hi; }
-
-// MIOpen's variadic gcd and lcm fold from the right: gcd(a, b, c) = gcd(a, gcd(b, c)).
+// MIOpen's variadic gcd folds from the right: gcd(a, b, c) = gcd(a, gcd(b, c)).
 long gcd(long a, long b) { return std::gcd(a, b); }
 template <typename... Rest>
 long gcd(long a, long b, Rest... rest) {
     return std::gcd(a, gcd(b, rest...));
 }
-long lcm(long a, long b) { return a == 0 || b == 0 ? 0 : a * b / std::gcd(a, b); }
-template <typename... Rest>
-long lcm(long a, long b, Rest... rest) {
-    return lcm(a, lcm(b, rest...));
-}
-long least_multiple(long v, long of) { return of * ((v + of - 1) / of); }
 
 // amd_buffer_load_max_length<float>, amd_lds_write_max_length<float>, amd_buffer_store_max_length<float>
 // (implicitgemm_util.hpp:470-540): 4 each.
 constexpr long kVector = 4;
-constexpr std::size_t kLdsBytes = 65536;  // get_lds_max_number_of_byte (:542)
 
 // The global-memory read vector of the B matrix before the per-thread bound: the GEMM N
 // dimension forward (fwd_v4r4.cpp:239-297), GEMM K backward weights (wrw_v4r4.cpp:236-304);
@@ -50,76 +41,10 @@ long b_read_vector(const Problem& q, long start) {
 }  // namespace
 
 Problem interpret(const ConvView& p) {
-    const auto& s = p.p;
     Problem q;
+    static_cast<Interpreted&>(q) = hip_igemm::interpret(p);
     q.forward = p.IsDirectionForward();
-    q.is3d = p.Is3d();
-    // GetOutputChannelK, GetInputChannelC and the spatial getters swap "in" and "out" for backward problems.
-    const auto& input = q.forward ? s.in_spatial : s.out_spatial;
-    const auto& output = q.forward ? s.out_spatial : s.in_spatial;
-    q.n = p.GetBatchSize();
-    q.k = q.forward ? p.GetOutChannels() : p.GetInChannels();
-    q.c = q.forward ? p.GetInChannels() : p.GetOutChannels();
-    const std::size_t h = input.size() - 2, w = input.size() - 1;
-    q.hi = input[h], q.wi = input[w], q.ho = output[h], q.wo = output[w];
-    q.y = p.GetWeightsHeight(), q.x = p.GetWeightsWidth();
-    // GetAdjustedConvolutionStride*/Dilation*: 1 where the output or the filter is 1 wide.
-    q.stride_h = q.ho > 1 ? p.GetKernelStrideH() : 1;
-    q.stride_w = q.wo > 1 ? p.GetKernelStrideW() : 1;
-    q.dilation_h = q.y > 1 ? p.GetDilationH() : 1;
-    q.dilation_w = q.x > 1 ? p.GetDilationW() : 1;
-    q.left_pad_h = p.GetPadH(), q.left_pad_w = p.GetPadW();
-    if (q.is3d) {
-        q.di = input[0], q.do_ = output[0], q.z = s.weights_spatial[0];
-        q.stride_d = q.do_ > 1 ? s.strides[0] : 1;
-        q.dilation_d = q.z > 1 ? s.dilations[0] : 1;
-        q.left_pad_d = s.pads[0];
-    }
-    // GetAdjustedInputRightPad*: what the filter's last position needs beyond the left pad and the image.
-    const auto right_pad = [](long in, long out, long filter, long stride, long dilation, long left) {
-        const long padded = 1 + (filter - 1) * dilation + (out - 1) * stride;
-        return padded > left + in ? padded - (left + in) : 0L;
-    };
-    q.right_pad_h = right_pad(q.hi, q.ho, q.y, q.stride_h, q.dilation_h, q.left_pad_h);
-    q.right_pad_w = right_pad(q.wi, q.wo, q.x, q.stride_w, q.dilation_w, q.left_pad_w);
-    if (q.is3d) q.right_pad_d = right_pad(q.di, q.do_, q.z, q.stride_d, q.dilation_d, q.left_pad_d);
     return q;
-}
-
-std::optional<Config> Config::parse(const std::string& text) {
-    const auto f = parse_int_fields<6>(text);
-    if (!f) return std::nullopt;
-    const auto& v = *f;
-    return Config{v[0], v[1], v[2], v[3], v[4], v[5]};
-}
-
-std::string Config::text() const {
-    return fmt::format("{},{},{},{},{},{}", BlockSize, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerThread,
-                       GemmNPerThread);
-}
-
-bool Config::valid_value() const {
-    return two_power(BlockSize, 64, 256) && two_power(GemmMPerBlock, 32, 128) && two_power(GemmNPerBlock, 32, 128) &&
-           two_power(GemmKPerBlock, 4, 16) && two_power(GemmMPerThread, 2, 4) && two_power(GemmNPerThread, 2, 4);
-}
-
-BlockGemm Config::block_gemm() const {
-    BlockGemm g;
-    if (BlockSize == 64) g = {4, 4, 2, 2, true};
-    else if (BlockSize == 128) g = {4, 4, 4, 2, true};
-    else if (BlockSize == 256) g = {4, 4, 4, 4, true};
-    else return {};
-    if (GemmMPerThread <= 0 || GemmNPerThread <= 0 || GemmMPerBlock % GemmMPerThread != 0 ||
-        GemmNPerBlock % GemmNPerThread != 0)
-        return {};
-    const int per_block_m = GemmMPerBlock / GemmMPerThread, per_block_n = GemmNPerBlock / GemmNPerThread;
-    const int per_cluster_m = g.m_level0 * g.m_level1, per_cluster_n = g.n_level0 * g.n_level1;
-    // As MIOpen writes it (fwd_v4r4.cpp:159-161): the negation covers the M test only, so this
-    // rejects "M does not divide and N does"; the next test catches the rest.
-    if (per_block_m % per_cluster_m != 0 && per_block_n % per_cluster_n == 0) return {};
-    // The inline-asm blockwise GEMM takes 2 x 2 clusters per block.
-    if (!(per_block_m / per_cluster_m == 2 && per_block_n / per_cluster_n == 2)) return {};
-    return g;
 }
 
 Copy Config::a_copy(const Problem& q) const {
@@ -180,11 +105,7 @@ int Config::c_dst_write(const Problem& q) const {
 std::optional<std::size_t> Config::lds_bytes(const Problem& q) const {
     const Copy a = a_copy(q), b = b_copy(q);
     if (!a.valid || !b.valid) return std::nullopt;
-    const long align = lcm(a.dst_write, b.dst_write, GemmMPerThread, GemmNPerThread);
-    if (align <= 0) return std::nullopt;
-    const long a_space = GemmKPerBlock * least_multiple(GemmMPerBlock, align);
-    const long b_space = GemmKPerBlock * least_multiple(GemmNPerBlock, align);
-    return 2 * static_cast<std::size_t>(a_space + b_space) * sizeof(float);
+    return gemm_lds_bytes(*this, a.dst_write, b.dst_write, GemmMPerThread, GemmNPerThread);
 }
 
 bool Config::valid(const Problem& q) const {
@@ -195,49 +116,46 @@ bool Config::valid(const Problem& q) const {
     if (!block_gemm().valid || !a_copy(q).valid || !b_copy(q).valid) return false;
     // The C thread copy cannot fail.
     const auto lds = lds_bytes(q);
-    return lds && *lds <= kLdsBytes;
+    return lds && *lds <= kLdsMaxBytes;
 }
 
 Config heuristic(const Problem& q) {
-    // BlockSize, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerThread, GemmNPerThread
-    // (fwd_v4r4.cpp:483-523, wrw_v4r4.cpp:486-526: the same list).
-    static constexpr std::array<std::array<int, 6>, 21> tries = {{
-        {256, 128, 128, 16, 4, 4}, {256, 128, 128, 8, 4, 4}, {256, 128, 128, 4, 4, 4},
-        {128, 128, 64, 16, 4, 4},  {128, 128, 64, 8, 4, 4},  {128, 128, 64, 4, 4, 4},
-        {128, 64, 128, 16, 4, 4},  {128, 64, 128, 8, 4, 4},  {128, 64, 128, 4, 4, 4},
-        {64, 64, 64, 16, 4, 4},    {64, 64, 64, 8, 4, 4},    {64, 64, 64, 4, 4, 4},
-        {64, 64, 32, 16, 4, 2},    {64, 64, 32, 8, 4, 2},    {64, 64, 32, 4, 4, 2},
-        {64, 32, 64, 16, 2, 4},    {64, 32, 64, 8, 2, 4},    {64, 32, 64, 4, 2, 4},
-        {64, 32, 32, 16, 2, 2},    {64, 32, 32, 8, 2, 2},    {64, 32, 32, 4, 2, 2},
-    }};
     Config c;
-    for (const auto& t : tries) {
-        c = {t[0], t[1], t[2], t[3], t[4], t[5]};
+    for (const auto& t : kGemmHeuristicOrder) {
+        c = t;
         if (c.valid(q)) break;
     }
     return c;
 }
 
 Config config(const ConvView& p, const SolverContext& ctx, std::string_view solver, const Problem& q) {
-    if (ctx.perf_db)
-        if (const auto record = ctx.perf_db->find(p.p, std::string(solver)))
-            if (const auto parsed = Config::parse(*record); parsed && parsed->valid_value() && parsed->valid(q))
-                return *parsed;
+    if (const auto record = perf_db_record(p, ctx, solver))
+        if (const auto parsed = GemmConfig::parse(*record); parsed && parsed->valid_value() && Config(*parsed).valid(q))
+            return *parsed;
     return heuristic(q);
+}
+
+bool applicable(const ConvView& p, const SolverContext& ctx, ConvDirection direction, std::string* why) {
+    if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
+    if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
+    if (!composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
+    if (p.p.direction != direction)
+        return reject(why, direction == ConvDirection::Forward ? "not forward" : "not backward weights");
+    if (!p.Is2d() && !p.Is3d()) return reject(why, "not 2-D or 3-D");
+    if (!p.IsFp32()) return reject(why, "not FP32");
+    if (p.IsTensorsCasted()) return reject(why, "casted tensors");
+    if (p.GetGroupCount() != 1) return reject(why, "grouped");
+    if (!index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
+    const auto q = interpret(p);
+    return (q.gemm_m() % 32 == 0 && q.gemm_n() % 32 == 0 && q.gemm_k() % 4 == 0) ||
+           reject(why, "GEMM M or N not a multiple of 32, or K of 4");
 }
 
 std::string tunable_and_tail_options(const ConvView& p, const SolverContext& ctx, const Config& c, const Problem& q) {
     const BlockGemm g = c.block_gemm();
     const Copy a = c.a_copy(q), b = c.b_copy(q);
     const char* inline_asm = use_amd_inline_asm(p, ctx.target) ? "1" : "0";
-    std::string o = fmt::format(
-        " -DCK_PARAM_TUNABLE_BLOCK_SIZE={} -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={}"
-        " -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK={}"
-        " -DCK_PARAM_TUNABLE_GEMM_M_PER_THREAD={} -DCK_PARAM_TUNABLE_GEMM_N_PER_THREAD={}"
-        " -DCK_PARAM_TUNABLE_GEMM_M_LEVEL0_CLUSTER={} -DCK_PARAM_TUNABLE_GEMM_N_LEVEL0_CLUSTER={}"
-        " -DCK_PARAM_TUNABLE_GEMM_M_LEVEL1_CLUSTER={} -DCK_PARAM_TUNABLE_GEMM_N_LEVEL1_CLUSTER={}",
-        c.BlockSize, c.GemmMPerBlock, c.GemmNPerBlock, c.GemmKPerBlock, c.GemmMPerThread, c.GemmNPerThread,
-        g.m_level0, g.n_level0, g.m_level1, g.n_level1);
+    std::string o = block_gemm_defines(c, g);
     o += fmt::format(
         " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
         " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -254,11 +172,7 @@ std::string tunable_and_tail_options(const ConvView& p, const SolverContext& ctx
                      " -DCK_USE_AMD_INLINE_ASM={}",
                      c.grid_size(q), inline_asm, inline_asm);
     o += common_compiler_flags(ctx.target) + ctx.general_options;
-    if (q.is3d)
-        o += fmt::format(" -DCK_PARAM_PROBLEM_DI={} -DCK_PARAM_PROBLEM_DO={} -DCK_PARAM_PROBLEM_Z={}"
-                         " -DCK_PARAM_PROBLEM_CONV_STRIDE_D={} -DCK_PARAM_PROBLEM_CONV_DILATION_D={}"
-                         " -DCK_PARAM_PROBLEM_IN_LEFT_PAD_D={} -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_D={}",
-                         q.di, q.do_, q.z, q.stride_d, q.dilation_d, q.left_pad_d, q.right_pad_d);
+    if (q.is3d) o += depth_defines(q);
     return o;
 }
 

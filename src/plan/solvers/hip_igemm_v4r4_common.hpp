@@ -32,46 +32,23 @@
 
 namespace kdbgen::hip_igemm::v4r4 {
 
-// ProblemInterpreter's view of a forward or backward-weights problem: the convolution's
-// own input, output and filter (a backward problem's "in" tensor is the forward output),
-// strides of a 1-wide output and dilations of a 1-wide filter set to 1, right pads as far
-// as the filter reaches. Depth values are those of a 3-D problem (1 and 0 otherwise).
-struct Problem {
-    bool forward = true, is3d = false;
-    long n = 0, k = 0, c = 0;
-    long di = 1, hi = 0, wi = 0, do_ = 1, ho = 0, wo = 0, z = 1, y = 0, x = 0;
-    long stride_d = 1, stride_h = 1, stride_w = 1, dilation_d = 1, dilation_h = 1, dilation_w = 1;
-    long left_pad_d = 0, left_pad_h = 0, left_pad_w = 0, right_pad_d = 0, right_pad_h = 0, right_pad_w = 0;
-    // CalculateGemmSize: forward M = K, N = N*Do*Ho*Wo, K = C*Z*Y*X;
-    // backward weights M = K, N = C*Z*Y*X, K = N*Do*Ho*Wo.
+// ProblemInterpreter's view of a forward or backward-weights problem (hip_implicit_gemm.hpp), and
+// CalculateGemmSize: forward M = K, N = N*Do*Ho*Wo, K = C*Z*Y*X; backward weights M = K, N = C*Z*Y*X,
+// K = N*Do*Ho*Wo.
+struct Problem : Interpreted {
+    bool forward = true;
     long gemm_m() const { return k; }
     long gemm_n() const { return forward ? n * do_ * ho * wo : c * z * y * x; }
     long gemm_k() const { return forward ? c * z * y * x : n * do_ * ho * wo; }
 };
 Problem interpret(const ConvView& p);
 
-// The blockwise GEMM's thread clusters (Level0/Level1, M and N) for a block size.
-struct BlockGemm {
-    int m_level0 = -1, n_level0 = -1, m_level1 = -1, n_level1 = -1;
-    bool valid = false;
-};
+// PerformanceImplicitGemmV4R4Fwd / ...WrW: the six shared fields (hip_implicit_gemm.hpp) with the
+// rules that read the problem.
+struct Config : GemmConfig {
+    Config() = default;
+    Config(const GemmConfig& c) : GemmConfig(c) {}
 
-// A blockwise copy: thread cluster lengths along GEMM K and along M (A) or N (B),
-// the vector read from global memory and the vector written to LDS.
-struct Copy {
-    int cluster_k = -1, cluster_mn = -1, src_read = -1, dst_write = -1;
-    bool valid = false;
-};
-
-// PerformanceImplicitGemmV4R4Fwd / ...WrW: a perf-db record is these six values in this order.
-struct Config {
-    int BlockSize = -1, GemmMPerBlock = -1, GemmNPerBlock = -1, GemmKPerBlock = -1, GemmMPerThread = -1,
-        GemmNPerThread = -1;
-
-    static std::optional<Config> parse(const std::string& text);
-    std::string text() const;
-    bool valid_value() const;
-    BlockGemm block_gemm() const;
     Copy a_copy(const Problem& q) const;
     Copy b_copy(const Problem& q) const;
     int c_dst_write(const Problem& q) const;
@@ -87,6 +64,14 @@ struct Config {
 Config heuristic(const Problem& q);
 // The perf-db record when it parses and IsValidPerformanceConfig accepts it, else the heuristic.
 Config config(const ConvView& p, const SolverContext& ctx, std::string_view solver, const Problem& q);
+
+// IsApplicable of both past the environment switch, the deprecated-solver rule (disabled_by_default),
+// determinism and use_hip_kernels (fwd_v4r4.cpp:578-617, wrw_v4r4.cpp:581-619; each lists the checks in
+// an order of its own, only the first failing reason depends on it): NCHW/NCDHW, sizes that fit int
+// (HasNonPackedTensors: the tensors of a key are packed), composable-kernel hardware, the direction,
+// 2-D or 3-D, FP32, no casted tensors, one group, IsIndexRangeLargeEnough, GEMM M and N multiples of 32
+// and K of 4.
+bool applicable(const ConvView& p, const SolverContext& ctx, ConvDirection direction, std::string* why);
 
 // The options from -DCK_PARAM_TUNABLE_BLOCK_SIZE through the general options, then the 3-D
 // tail: both solvers write them alike, but for the name of the B copy's read vector

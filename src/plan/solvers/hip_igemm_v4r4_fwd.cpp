@@ -20,8 +20,6 @@
 //      _CONV_DILATION_D= _IN_LEFT_PAD_D= _IN_RIGHT_PAD_D=" (:765-774).
 #include "hip_igemm_v4r4_common.hpp"
 
-#include <fmt/format.h>
-
 namespace kdbgen {
 
 namespace {
@@ -34,36 +32,16 @@ public:
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         // MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_FWD_V4R4 is on unless disabled (:581); the deprecated-solver
         // rule (:583) is disabled_by_default (DeprecatedSolver); the convolution is not deterministic
-        // (:585) and HIP kernels are in use (:587) by default.
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
-        // HasNonPackedTensors (:591): the tensors of a problem key are packed.
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!p.IsDirectionForward()) return reject(why, "not forward");
-        if (!p.Is2d() && !p.Is3d()) return reject(why, "not 2-D or 3-D");
-        if (!p.IsFp32()) return reject(why, "not FP32");
-        if (p.GetGroupCount() != 1) return reject(why, "grouped");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        const auto q = hip_igemm::v4r4::interpret(p);
-        return (q.gemm_m() % 32 == 0 && q.gemm_n() % 32 == 0 && q.gemm_k() % 4 == 0) ||
-               reject(why, "GEMM M or N not a multiple of 32, or K of 4");
+        // (:585) and HIP kernels are in use (:587) by default; HasNonPackedTensors (:591).
+        return hip_igemm::v4r4::applicable(p, ctx, ConvDirection::Forward, why);
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         const auto q = hip_igemm::v4r4::interpret(p);
         const auto c = hip_igemm::v4r4::config(p, ctx, name(), q);
-        std::string o = fmt::format(
-            " -DCK_PARAM_PROBLEM_N={} -DCK_PARAM_PROBLEM_K={} -DCK_PARAM_PROBLEM_C={} -DCK_PARAM_PROBLEM_HI={}"
-            " -DCK_PARAM_PROBLEM_WI={} -DCK_PARAM_PROBLEM_HO={} -DCK_PARAM_PROBLEM_WO={} -DCK_PARAM_PROBLEM_Y={}"
-            " -DCK_PARAM_PROBLEM_X={} -DCK_PARAM_PROBLEM_CONV_STRIDE_H={} -DCK_PARAM_PROBLEM_CONV_STRIDE_W={}"
-            " -DCK_PARAM_PROBLEM_CONV_DILATION_H={} -DCK_PARAM_PROBLEM_CONV_DILATION_W={}"
-            " -DCK_PARAM_PROBLEM_IN_LEFT_PAD_H={} -DCK_PARAM_PROBLEM_IN_LEFT_PAD_W={}"
-            " -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_H={} -DCK_PARAM_PROBLEM_IN_RIGHT_PAD_W={}"
-            " -DCK_PARAM_PROBLEM_CONV_DIRECTION_FORWARD=1 -DCK_PARAM_PROBLEM_CONV_DIRECTION_BACKWARD_DATA=0"
-            " -DCK_PARAM_PROBLEM_CONV_DIRECTION_BACKWARD_WEIGHT=0",
-            q.n, q.k, q.c, q.hi, q.wi, q.ho, q.wo, q.y, q.x, q.stride_h, q.stride_w, q.dilation_h, q.dilation_w,
-            q.left_pad_h, q.left_pad_w, q.right_pad_h, q.right_pad_w);
+        std::string o = hip_igemm::problem_defines(q) +
+                        " -DCK_PARAM_PROBLEM_CONV_DIRECTION_FORWARD=1 -DCK_PARAM_PROBLEM_CONV_DIRECTION_BACKWARD_DATA=0"
+                        " -DCK_PARAM_PROBLEM_CONV_DIRECTION_BACKWARD_WEIGHT=0";
         o += hip_igemm::v4r4::tunable_and_tail_options(p, ctx, c, q);
         const std::string kernel = q.is3d ? "gridwise_convolution_implicit_gemm_v4r4_ncdhw_kczyx_nkdhw"
                                           : "gridwise_convolution_implicit_gemm_v4r4_nchw_kcyx_nkhw";

@@ -37,23 +37,13 @@ public:
         // rule (:586) is disabled_by_default (DeprecatedSolver); the convolution is not deterministic
         // (:588) and HIP kernels are in use (:590) by default. HasNonPackedTensors (:592): the tensors
         // of a problem key are packed.
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!p.IsDirectionBackwardWrW()) return reject(why, "not backward weights");
-        if (!p.Is2d() && !p.Is3d()) return reject(why, "not 2-D or 3-D");
-        if (!p.IsFp32()) return reject(why, "not FP32");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (p.GetGroupCount() != 1) return reject(why, "grouped");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        const auto q = hip_igemm::v4r4::interpret(p);
-        return (q.gemm_m() % 32 == 0 && q.gemm_n() % 32 == 0 && q.gemm_k() % 4 == 0) ||
-               reject(why, "GEMM M or N not a multiple of 32, or K of 4");
+        return hip_igemm::v4r4::applicable(p, ctx, ConvDirection::BackwardWeights, why);
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         const auto q = hip_igemm::v4r4::interpret(p);
         const auto c = hip_igemm::v4r4::config(p, ctx, name(), q);
+        // The problem block in V4R4WrW's own order (N, C, K, Ho, Wo, Hi, Wi: :726-745), not hip_igemm::problem_defines'.
         std::string o = fmt::format(
             " -DCK_PARAM_PROBLEM_N={} -DCK_PARAM_PROBLEM_C={} -DCK_PARAM_PROBLEM_K={} -DCK_PARAM_PROBLEM_HO={}"
             " -DCK_PARAM_PROBLEM_WO={} -DCK_PARAM_PROBLEM_HI={} -DCK_PARAM_PROBLEM_WI={} -DCK_PARAM_PROBLEM_Y={}"

@@ -35,18 +35,9 @@ public:
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         // :1046-1056: the env switch (on), ThisSolverIsDeprecatedStatic (disabled_by_default), a
-        // deterministic convolution (the attribute is off by default), use_hip_kernels (on).
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
+        // deterministic convolution (the attribute is off by default), use_hip_kernels (on);
         // HasNonPackedTensors: keys describe packed tensors.
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (!p.IsDirectionBackwardWrW()) return reject(why, "not backward weights");
-        if (!p.Is2d()) return reject(why, "not 2-D");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
         return WrwXdlops(Variant::Plain, p, ctx.target).applicable_tail(why);
     }
 

@@ -28,20 +28,10 @@ public:
     bool uses_compute_units() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        // :1109-1113: the env switch (on), ThisSolverIsDeprecatedStatic (disabled_by_default).
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
-        // :1118: a deterministic convolution (the attribute is off by default).
-        if (!hip_igemm::xdlops_supported(ctx.target)) return reject(why, "no xdlops");
-        // :1124: use_hip_kernels (on).
-        if (!(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return reject(why, "not FP32, FP16 or BF16");
-        if (!p.IsDirectionBackwardWrW()) return reject(why, "not backward weights");
-        if (!p.Is2d()) return reject(why, "not 2-D");
+        // :1109-1113: the env switch (on), ThisSolverIsDeprecatedStatic (disabled_by_default); :1118: a
+        // deterministic convolution (the attribute is off by default); :1124: use_hip_kernels (on);
         // HasNonPackedTensors: keys describe packed tensors.
-        if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
-        if (p.IsTensorsCasted()) return reject(why, "casted tensors");
-        if (ctx.target.name() == "gfx90a" && p.IsGfx90aFp16altRequired()) return reject(why, "gfx90a FP16-alt");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        if (!p.IsLayoutDefault()) return reject(why, "not NCHW");
+        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
         return WrwXdlops(Variant::PaddedGemm, p, ctx.target).applicable_tail(why);
     }
 

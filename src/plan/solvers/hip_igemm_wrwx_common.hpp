@@ -35,36 +35,28 @@ namespace kdbgen::hip_igemm::wrwx {
 
 enum class Variant { Plain, PaddedGemm };
 
-// ProblemInterpreter for backward weights: the forward convolution's sizes (K from the problem's
-// "in" = dy, C and Hi/Wi from its "out" = x), strides of a 1-wide output and dilations of a 1-wide
-// filter made 1, right pads as the filter needs.
-struct Problem {
-    long g, n, k, c, hi, wi, ho, wo, y, x, stride_h, stride_w, dilation_h, dilation_w, left_pad_h, left_pad_w,
-        right_pad_h, right_pad_w;
-};
-Problem interpret(const ConvView& p);
+// ProblemInterpreter of a backward-weights problem (hip_implicit_gemm.hpp): the forward convolution's
+// sizes (K from the problem's "in" = dy, C and Hi/Wi from its "out" = x).
+using Problem = Interpreted;
 
 // PerformanceImplicitGemmWrwV4R4Xdlops (8 fields) and ..._Padded_Gemm (11 fields, the three
 // factors between GemmKPack and the flags), in Visit order.
-struct Config {
-    int GemmMPerBlock = 4, GemmNPerBlock = 4, GemmKPerBlock = 1, GemmMPerWave = 4, GemmNPerWave = 4, GemmKPack = 1;
+// The six tile fields are the shared GemmTile (block size, IsValidValue, LDS: hip_implicit_gemm.hpp).
+struct Config : GemmTile {
     int GemmMFactor = 16, GemmNFactor = 64, GemmKTotalFactor = 16;  // _Padded_Gemm only
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmK = false;
 };
 
-// Deserialize (src/include/miopen/serializable.hpp:42-112): one getline(',') per field, each
-// parsed with operator>> whose failure is ignored (an int that does not parse is 0, a bool
-// other than 0 or 1 is true); too few fields fail, extra text is ignored. Starts from the
-// default-constructed config (plain :46-50, padded :46-51).
+// Deserialize (hip_igemm::record_fields, record_int, record_bool): too few fields fail, extra text is
+// ignored. The plain record leaves the factors at the default-constructed config's (plain :46-50,
+// padded :46-51).
 std::optional<Config> parse_record(Variant v, const std::string& text);
 
 struct GemmSize {
     long g, m, n, k_total, k_block, m_pad, n_pad, k_total_pad;
 };
 
-struct Copy {
-    int cluster_k, cluster_mn, cluster_kpack, src_read, dst_write;
-};
+using Copy = XdlopsCopy;
 
 // One problem on one target as both solvers see it.
 class WrwXdlops {
@@ -72,8 +64,6 @@ public:
     WrwXdlops(Variant variant, const ConvView& p, const Target& target);
 
     const Problem& problem() const { return q_; }
-    // CalculateBlockSize: -1 when a wave tile does not divide the block tile.
-    static int block_size(const Config& c);
     // CalculateGemmSizeAndGemmKBlock; nullopt where MIOpen throws (a tile not dividing GEMM M, N, K).
     std::optional<GemmSize> gemm_size(const Config& c) const;
     std::optional<Copy> a_copy(const Config& c) const;
