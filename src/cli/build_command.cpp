@@ -287,6 +287,7 @@ public:
         std::string name;
         double seconds = 0, user_seconds = 0, system_seconds = 0;
         double own_seconds = 0;  // of user + system, kdbgen's own (the rest: the compilers)
+        long peak_rss_bytes = 0;  // kdbgen's own peak resident memory by the end of the phase
     };
     PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
     // Closes the phase that began at the previous mark.
@@ -294,7 +295,7 @@ public:
         const auto wall = std::chrono::steady_clock::now();
         const auto cpu = cpu_now();
         phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
-                           cpu.system - cpu_.system, cpu.own - cpu_.own});
+                           cpu.system - cpu_.system, cpu.own - cpu_.own, cpu.peak_rss_bytes});
         wall_ = wall;
         cpu_ = cpu;
     }
@@ -305,7 +306,8 @@ public:
             out[p.name] = {{"seconds", p.seconds},
                            {"user_seconds", p.user_seconds},
                            {"system_seconds", p.system_seconds},
-                           {"kdbgen_cpu_seconds", p.own_seconds}};
+                           {"kdbgen_cpu_seconds", p.own_seconds},
+                           {"kdbgen_peak_rss_bytes", p.peak_rss_bytes}};
         // Planning's own split (wall seconds), inside "plan".
         if (out.contains("plan"))
             out["plan"]["parts"] = {{"read_find_db", plan.timings.read_databases},
@@ -318,8 +320,10 @@ public:
     std::string summary(const Plan& plan) const {
         std::vector<std::string> parts;
         for (const auto& p : phases_) {
-            std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys, {:.2f}s of it kdbgen's own)",
-                                           p.name, p.seconds, p.user_seconds, p.system_seconds, p.own_seconds);
+            std::string part = fmt::format("{} {:.2f}s (cpu {:.2f}s user, {:.2f}s sys, {:.2f}s of it kdbgen's own; "
+                                           "peak RSS {} MB)",
+                                           p.name, p.seconds, p.user_seconds, p.system_seconds, p.own_seconds,
+                                           p.peak_rss_bytes >> 20);
             if (p.name == "plan" && plan.timings.cache_hit)
                 part += fmt::format(" [from the plan cache {:.2f}s]", plan.timings.cache);
             else if (p.name == "plan")
@@ -334,6 +338,7 @@ public:
 private:
     struct Cpu {
         double user = 0, system = 0, own = 0;
+        long peak_rss_bytes = 0;
     };
     static Cpu cpu_now() {
         Cpu cpu;
@@ -344,7 +349,10 @@ private:
             const double system = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
             cpu.user += user;
             cpu.system += system;
-            if (who == RUSAGE_SELF) cpu.own = user + system;
+            if (who == RUSAGE_SELF) {
+                cpu.own = user + system;
+                cpu.peak_rss_bytes = usage.ru_maxrss * 1024L;  // Linux reports KiB
+            }
         }
         return cpu;
     }
@@ -416,6 +424,10 @@ int run_build(const BuildOptions& options) {
     clock.mark("toolchain");
 
     if (options.dry_run) {
+        if (!cache && !options.quiet)
+            spdlog::warn("with --no-cache the commands name the toolchain's derived files in {}, a private folder "
+                         "removed when kdbgen exits; give --cache-dir to keep them for running the commands",
+                         compiler.toolchain().work_dir.string());
         // The exact commands a build runs, with {OUT} and {SCRATCH} for the
         // per-kernel output file and scratch folder (tools/bench replays them).
         // Printed as they are formed: a whole architecture has 10^5 of them.

@@ -51,6 +51,12 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     EXPECT_GT(compile["user_seconds"].get<double>() + compile["system_seconds"].get<double>(),
               compile["kdbgen_cpu_seconds"].get<double>());
     EXPECT_TRUE(json["phases"]["plan"]["parts"].contains("read_find_db"));
+    // kdbgen's own peak memory, as it stood at the end of each phase: never lower later, and plausible
+    // (the demo's plan takes megabytes, not bytes or terabytes).
+    const auto rss_of = [&](const char* phase) { return json["phases"][phase]["kdbgen_peak_rss_bytes"].get<long>(); };
+    EXPECT_GT(rss_of("plan"), 1L << 20);
+    EXPECT_LE(rss_of("plan"), rss_of("write"));
+    EXPECT_LT(rss_of("write"), 4L << 30);
     // What each language's compiles cost: every compile of the cold build counted once, with its CPU time.
     std::size_t counted = 0;
     for (const auto& [language, cost] : json["compile_time"]["by_language"].items()) {
