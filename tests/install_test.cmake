@@ -22,4 +22,23 @@ execute_process(COMMAND ${WORK_DIR}/prefix/bin/kdbgen verify ${WORK_DIR}/out/gfx
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "installed kdbgen's kdb does not verify")
 endif()
+# With the in-process worker built, the installed kdbgen compiles with the installed worker.
+if(WITH_WORKER)
+  set(worker ${WORK_DIR}/prefix/libexec/kdbgen/kdbgen-compile-worker)
+  if(NOT EXISTS ${worker})
+    message(FATAL_ERROR "not installed: libexec/kdbgen/kdbgen-compile-worker")
+  endif()
+  execute_process(COMMAND ${WORK_DIR}/prefix/bin/kdbgen build --targets gfx1030_36 -o ${WORK_DIR}/out2 --no-cache -q
+                          --in-process on --json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "installed kdbgen --in-process on failed (${rc}): ${err}")
+  endif()
+  string(JSON used GET "${out}" in_process worker)
+  file(REAL_PATH ${worker} worker_real)
+  file(REAL_PATH ${used} used_real)
+  if(NOT used_real STREQUAL worker_real)
+    message(FATAL_ERROR "installed kdbgen used ${used}, not ${worker}")
+  endif()
+endif()
 message(STATUS "install layout ok")

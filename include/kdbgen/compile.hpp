@@ -18,6 +18,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -167,6 +168,84 @@ fs::path hiprtc_include_dir();
 
 class BuildCache;
 
+// Runs argv; output is stdout and stderr together. Exit code, or -signal.
+struct ProcessResult {
+    int exit_code = -1;
+    std::string output;
+    double cpu_seconds = 0;  // the child's user + system time
+};
+// The child runs in a process group of its own and is killed when kdbgen dies
+// (PR_SET_PDEATHSIG); with tmpdir set, TMPDIR points there for it, so a
+// compiler's temporaries land in a folder kdbgen removes.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr,
+                          const fs::path& tmpdir = {});
+// The start run_process makes (own process group, TMPDIR, killed when the
+// calling thread ends, as kdbgen's death ends it), with the child's standard
+// streams given: stdin_fd -1 is /dev/null. Returns the pid, or -1 with *error
+// set. The caller registers and reaps the child.
+int spawn_child(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd, int stderr_fd, const fs::path& tmpdir,
+                std::string* error, bool die_with_calling_thread = true);
+struct ChildExit {
+    int exit_code = -1;  // or -signal
+    double cpu_seconds = 0;
+    long peak_rss_bytes = 0;
+};
+ChildExit reap_child(int pid);
+
+// Whether the compiles run in kdbgen-compile-worker processes, the clang and
+// lld libraries of the toolchain's own LLVM (in-process compilation, see
+// include/kdbgen/compile_worker.hpp), or as clang processes. Auto: in-process
+// where a worker built from this toolchain's compiler is found; the code
+// objects are the same bytes either way.
+enum class InProcess { Off, Auto, On };
+
+struct InProcessStats {
+    std::size_t workers_started = 0;
+    std::size_t commands = 0;          // run in a worker
+    std::size_t not_in_process = 0;    // sent to a worker that runs them as processes (assembly's -cc1as)
+    std::size_t worker_deaths = 0;     // a worker died in a compile, which then ran as a process
+    long worker_peak_rss_bytes = 0;    // the largest of the workers that have ended
+};
+
+// The worker binary: $KDBGEN_COMPILE_WORKER, else next to the running
+// executable, in its ../libexec/kdbgen, or in the build tree kdbgen was built
+// in. nullopt when none is there (kdbgen built without libclang-19-dev).
+std::optional<fs::path> compile_worker_path();
+
+// kdbgen's side of in-process compilation: workers started on demand, one
+// per compile running at a time, each reused for the next compile.
+class WorkerPool {
+public:
+    // Starts the first worker and checks it serves this toolchain's compiler
+    // (the same clang version, built from the same LLVM folder); throws
+    // InputError saying why not.
+    WorkerPool(const fs::path& worker, const Toolchain& toolchain);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+    // Runs argv in a worker. nullopt when it was not run there (a job the
+    // worker runs only as a process, such as assembly's -cc1as; or, with
+    // *why saying so, a worker that died or did not start): the caller then
+    // runs argv as a process.
+    std::optional<ProcessResult> run(const std::vector<std::string>& argv, const fs::path& tmpdir,
+                                     const std::atomic<bool>* cancel, std::string* why);
+    InProcessStats stats() const;
+    const fs::path& path() const { return path_; }
+    // Ends the idle workers (all of them once the compiles are done), so that
+    // their CPU time is counted in kdbgen's children before the compile phase ends.
+    void stop_idle();
+
+private:
+    struct Worker;
+    std::unique_ptr<Worker> start();
+    ChildExit retire(std::unique_ptr<Worker> worker, bool kill);
+
+    fs::path path_;
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<Worker>> idle_;
+    InProcessStats stats_;
+};
+
 struct CompileResult {
     bool ok = false;
     Bytes code;
@@ -179,30 +258,30 @@ struct CompileResult {
 
 class Compiler {
 public:
-    Compiler(Toolchain toolchain, BuildCache* cache);
+    // With InProcess::On, throws InputError when no worker serves the toolchain.
+    Compiler(Toolchain toolchain, BuildCache* cache, InProcess in_process = InProcess::Off);
     CompileResult compile(const KernelBuild& build, const std::atomic<bool>* cancel = nullptr) const;
     // The command lines compile() runs, for logs and the benchmark.
     std::vector<std::vector<std::string>> commands(const KernelBuild& build, const fs::path& output,
                                                    const fs::path& scratch) const;
     std::string cache_key(const KernelBuild& build) const;
     const Toolchain& toolchain() const { return toolchain_; }
+    bool in_process() const { return workers_ != nullptr; }
+    fs::path worker_path() const { return workers_ ? workers_->path() : fs::path(); }
+    // Why the compiles run as processes although in-process was asked for
+    // (Auto); "" when they run in-process or Off was asked for.
+    const std::string& not_in_process_reason() const { return not_in_process_reason_; }
+    InProcessStats in_process_stats() const;
+    // After the last compile: ends the in-process workers (see WorkerPool::stop_idle).
+    void stop_workers() const;
 
 private:
     Toolchain toolchain_;
     std::string identity_;  // hashed once: it reads every device library
     BuildCache* cache_;
+    std::shared_ptr<WorkerPool> workers_;
+    std::string not_in_process_reason_;
 };
 
-// Runs argv; output is stdout and stderr together. Exit code, or -signal.
-struct ProcessResult {
-    int exit_code = -1;
-    std::string output;
-    double cpu_seconds = 0;  // the child's user + system time
-};
-// The child runs in a process group of its own and is killed when kdbgen dies
-// (PR_SET_PDEATHSIG); with tmpdir set, TMPDIR points there for it, so a
-// compiler's temporaries land in a folder kdbgen removes.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr,
-                          const fs::path& tmpdir = {});
 
 }  // namespace kdbgen

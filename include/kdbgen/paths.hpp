@@ -9,5 +9,7 @@ namespace kdbgen {
 
 // name is "configs", "kernels" or "hiprtc". Throws InputError when absent.
 fs::path data_path(std::string_view name);
+// The folder of the running executable (/proc/self/exe), or empty.
+fs::path executable_dir();
 
 }  // namespace kdbgen

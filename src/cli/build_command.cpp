@@ -361,6 +361,19 @@ private:
     std::vector<Phase> phases_;
 };
 
+// How the compiles ran: in kdbgen-compile-worker processes or as clang processes, and why.
+nlohmann::json in_process_json(const Compiler& compiler) {
+    const auto stats = compiler.in_process_stats();
+    return {{"enabled", compiler.in_process()},
+            {"worker", compiler.worker_path().string()},
+            {"reason", compiler.not_in_process_reason()},
+            {"workers_started", stats.workers_started},
+            {"commands", stats.commands},
+            {"run_as_process", stats.not_in_process},
+            {"worker_deaths", stats.worker_deaths},
+            {"worker_peak_rss_bytes", stats.worker_peak_rss_bytes}};
+}
+
 template <typename Costs>
 nlohmann::json costs_json(const Costs& costs) {
     nlohmann::json out = nlohmann::json::object();
@@ -420,7 +433,12 @@ int run_build(const BuildOptions& options) {
     auto cache = options.cache.open();
     // With --no-cache the toolchain's derived files go to a private mkdtemp folder.
     const fs::path work = cache ? cache->dir() / "toolchain" : fs::path();
-    const Compiler compiler(options.toolchain.discover(work), cache.get());
+    // A dry run starts no worker: it prints the commands, which are the same either way.
+    const Compiler compiler(options.toolchain.discover(work), cache.get(),
+                            options.dry_run ? InProcess::Off : options.toolchain.in_process_mode());
+    if (compiler.in_process()) spdlog::debug("compiling in-process with {}", compiler.worker_path().string());
+    else if (!compiler.not_in_process_reason().empty())
+        spdlog::debug("compiling with clang processes, not in-process: {}", compiler.not_in_process_reason());
     clock.mark("toolchain");
 
     if (options.dry_run) {
@@ -472,14 +490,16 @@ int run_build(const BuildOptions& options) {
         }
     };
     if (!jobs.quiet)
-        fmt::print(stderr, "kdbgen: {} kernels for {} targets ({} compiles after dedup), {} jobs, {}\n", plan.builds.size(),
-                   targets.size(), unique.size(), jobs.jobs ? jobs.jobs : default_job_count(), compiler.toolchain().clang_version);
+        fmt::print(stderr, "kdbgen: {} kernels for {} targets ({} compiles after dedup), {} jobs, {}{}\n", plan.builds.size(),
+                   targets.size(), unique.size(), jobs.jobs ? jobs.jobs : default_job_count(), compiler.toolchain().clang_version,
+                   compiler.in_process() ? ", in-process" : "");
     std::vector<CompileResult> results;
     {
         const CooperativeInterrupts cooperative;
         results = run_builds(compiler, unique, jobs, g_interrupted, std::cerr);
     }
     if (cache) cache->flush_counters();
+    compiler.stop_workers();
     clock.mark("compile");
     if (g_interrupted.load()) {
         fmt::print(stderr, "kdbgen: interrupted; no kdb written\n");
@@ -572,7 +592,8 @@ int run_build(const BuildOptions& options) {
                     {"seconds", seconds},
                     {"phases", clock.json(plan)},
                     {"compile_time", {{"by_language", costs_json(cost_by_language)}, {"by_kernel_file", costs_json(cost_by_file)}}},
-                    {"toolchain", compiler.toolchain().clang_version}});
+                    {"toolchain", compiler.toolchain().clang_version},
+                    {"in_process", in_process_json(compiler)}});
     } else {
         fmt::print("{} compiles ({} from cache, {} failed) in {:.1f}s\n", unique.size(), cached, failed, seconds);
     }

@@ -50,6 +50,15 @@ void ToolchainFlags::add_to(CLI::App& app) {
     app.add_option("--code-object-version", code_object_version,
                    "AMDGPU code object version (MIOpen with ROCm 6.2+ uses 5)")
         ->check(CLI::Range(4u, 6u));
+    app.add_option("--in-process", in_process,
+                   "compile with the Clang and lld libraries in kdbgen-compile-worker processes instead of a clang "
+                   "process per kernel: auto (when a worker built from this toolchain's LLVM is installed), on, off; "
+                   "the code objects are the same")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+}
+
+InProcess ToolchainFlags::in_process_mode() const {
+    return in_process == "on" ? InProcess::On : in_process == "off" ? InProcess::Off : InProcess::Auto;
 }
 
 Toolchain ToolchainFlags::discover(const fs::path& work_dir) const {

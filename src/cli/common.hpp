@@ -33,8 +33,10 @@ public:
 struct ToolchainFlags {
     std::string llvm_root, device_libs;
     unsigned code_object_version = 5;
+    std::string in_process = "auto";
     void add_to(CLI::App& app);
     Toolchain discover(const fs::path& work_dir) const;
+    InProcess in_process_mode() const;
 };
 
 struct CacheFlags {

@@ -2,6 +2,7 @@
 
 #include "kdbgen/cache.hpp"
 #include "kdbgen/codeobject.hpp"
+#include "kdbgen/compile_worker.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
 
@@ -162,8 +163,27 @@ fs::path hiprtc_include_dir() {
     return dir;
 }
 
-Compiler::Compiler(Toolchain toolchain, BuildCache* cache)
-    : toolchain_(std::move(toolchain)), identity_(toolchain_.identity()), cache_(cache) {}
+Compiler::Compiler(Toolchain toolchain, BuildCache* cache, InProcess in_process)
+    : toolchain_(std::move(toolchain)), identity_(toolchain_.identity()), cache_(cache) {
+    if (in_process == InProcess::Off) return;
+    const auto worker = compile_worker_path();
+    try {
+        if (!worker)
+            throw InputError(fmt::format("no {} (kdbgen was built without libclang-19-dev and liblld-19-dev; "
+                                         "set KDBGEN_COMPILE_WORKER to one)",
+                                         worker_protocol::kWorkerName));
+        workers_ = std::make_shared<WorkerPool>(*worker, toolchain_);
+    } catch (const InputError& e) {
+        if (in_process == InProcess::On) throw InputError(fmt::format("in-process compilation: {}", e.what()));
+        not_in_process_reason_ = e.what();
+    }
+}
+
+InProcessStats Compiler::in_process_stats() const { return workers_ ? workers_->stats() : InProcessStats{}; }
+
+void Compiler::stop_workers() const {
+    if (workers_) workers_->stop_idle();
+}
 
 std::vector<std::vector<std::string>> Compiler::commands(const KernelBuild& build, const fs::path& output,
                                                          const fs::path& scratch) const {
@@ -288,7 +308,13 @@ CompileResult Compiler::compile(const KernelBuild& build, const std::atomic<bool
         std::vector<std::string> lines;
         for (const auto& argv : commands(build, output, scratch.path())) {
             lines.push_back(shell_quote(argv));
-            const auto run = run_process(argv, cancel, scratch.path());
+            std::optional<ProcessResult> in_process;
+            if (workers_) {
+                std::string why;
+                in_process = workers_->run(argv, scratch.path(), cancel, &why);
+                if (!in_process && !why.empty()) result.log += why + "\n";
+            }
+            const auto run = in_process ? std::move(*in_process) : run_process(argv, cancel, scratch.path());
             result.cpu_seconds += run.cpu_seconds;
             result.log += run.output;
             if (run.exit_code != 0) {

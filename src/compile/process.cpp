@@ -15,22 +15,27 @@ extern "C" char** environ;
 
 namespace kdbgen {
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel, const fs::path& tmpdir) {
-    ProcessResult result;
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        result.output = std::string("pipe: ") + std::strerror(errno);
-        return result;
-    }
+namespace {
+
+// The environment of a child: kdbgen's, with TMPDIR pointing at tmpdir when one is given.
+std::vector<std::string> child_environment(const fs::path& tmpdir) {
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e)
+        if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env.emplace_back(*e);
+    if (!tmpdir.empty()) env.push_back("TMPDIR=" + tmpdir.string());
+    return env;
+}
+
+}  // namespace
+
+pid_t spawn_child(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd, int stderr_fd,
+                  const fs::path& tmpdir, std::string* error, bool die_with_calling_thread) {
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
-    // The environment is made before fork: the child of a threaded process
+    // The environment is made before vfork: the child of a threaded process
     // may only call async-signal-safe functions.
-    std::vector<std::string> env_strings;
-    for (char** e = environ; e && *e; ++e)
-        if (tmpdir.empty() || std::strncmp(*e, "TMPDIR=", 7) != 0) env_strings.emplace_back(*e);
-    if (!tmpdir.empty()) env_strings.push_back("TMPDIR=" + tmpdir.string());
+    auto env_strings = child_environment(tmpdir);
     std::vector<char*> env;
     for (auto& e : env_strings) env.push_back(e.data());
     env.push_back(nullptr);
@@ -42,24 +47,24 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
     // glibc's posix_spawn does the same clone(CLONE_VM | CLONE_VFORK)). It is
     // done by hand for PR_SET_PDEATHSIG, which posix_spawn cannot set: a
     // compiler never outlives kdbgen, even after kill -9 (no handler sees
-    // that). Between vfork and exec the child makes system calls only.
+    // that; it is sent when the thread that made the child ends, so a child
+    // that outlives its thread ends itself). Between vfork and exec the
+    // child makes system calls only.
     // Its own process group: Ctrl-C reaches kdbgen, which then stops the
-    // children itself; output to the pipe, input from /dev/null.
+    // children itself. stdin_fd -1: input from /dev/null.
     const pid_t pid = ::vfork();
     if (pid < 0) {
-        result.output = std::string("vfork: ") + std::strerror(errno);
-        ::close(pipe_fds[0]);
-        ::close(pipe_fds[1]);
-        return result;
+        if (error) *error = std::string("vfork: ") + std::strerror(errno);
+        return -1;
     }
     if (pid == 0) {
         ::setpgid(0, 0);
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (die_with_calling_thread) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);
-        ::dup2(pipe_fds[1], STDOUT_FILENO);
-        ::dup2(pipe_fds[1], STDERR_FILENO);
-        const int devnull = ::open("/dev/null", O_RDONLY);
-        if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+        if (stdin_fd < 0) stdin_fd = ::open("/dev/null", O_RDONLY);
+        if (stdin_fd >= 0) ::dup2(stdin_fd, STDIN_FILENO);
+        ::dup2(stdout_fd, STDOUT_FILENO);
+        ::dup2(stderr_fd, STDERR_FILENO);
         ::execve(args[0], args.data(), env.data());
         // Only write() is safe after vfork: the message is put together from pieces.
         static const char head[] = "cannot run ", tail[] = " (execve failed)\n";
@@ -67,6 +72,37 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
         ignored = ::write(STDERR_FILENO, args[0], std::strlen(args[0]));
         ignored = ::write(STDERR_FILENO, tail, sizeof tail - 1);
         ::_exit(127);
+    }
+    return pid;
+}
+
+ChildExit reap_child(int pid) {
+    int status = 0;
+    struct rusage usage {};
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    ChildExit exit;
+    exit.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    exit.peak_rss_bytes = usage.ru_maxrss * 1024L;  // Linux reports KiB
+    if (WIFEXITED(status)) exit.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) exit.exit_code = -WTERMSIG(status);
+    return exit;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel, const fs::path& tmpdir) {
+    ProcessResult result;
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        result.output = std::string("pipe: ") + std::strerror(errno);
+        return result;
+    }
+    // Output to the pipe, input from /dev/null.
+    const pid_t pid = spawn_child(argv, -1, pipe_fds[1], pipe_fds[1], tmpdir, &result.output);
+    if (pid < 0) {
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        return result;
     }
     ::close(pipe_fds[1]);
     const int child_slot = register_child(pid);
@@ -87,15 +123,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
         result.output.append(buffer, static_cast<std::size_t>(n));
     }
     ::close(pipe_fds[0]);
-    int status = 0;
-    struct rusage usage {};
-    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-    }
-    result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    const auto exit = reap_child(pid);
     unregister_temporary(child_slot);
-    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result.exit_code = -WTERMSIG(status);
+    result.exit_code = exit.exit_code;
+    result.cpu_seconds = exit.cpu_seconds;
     return result;
 }
 

@@ -11,18 +11,18 @@ namespace kdbgen {
 
 namespace {
 
-fs::path executable_dir() {
-    std::error_code ec;
-    const auto exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : exe.parent_path();
-}
-
 // The source tree keeps the hiprtc headers with the compile stage.
 std::string_view source_relative(std::string_view name) {
     return name == "hiprtc" ? std::string_view("src/compile/hiprtc") : name;
 }
 
 }  // namespace
+
+fs::path executable_dir() {
+    std::error_code ec;
+    const auto exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe.parent_path();
+}
 
 fs::path data_path(std::string_view name) {
     std::vector<fs::path> candidates;

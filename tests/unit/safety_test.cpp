@@ -823,13 +823,17 @@ void copy_folder(const fs::path& from, const fs::path& to) {
         if (entry.path().extension() == ".kdb") fs::copy_file(entry.path(), to / entry.path().filename());
 }
 
+// A process whose command line or environment names needle: a compiler's
+// names its scratch folder, an in-process compile worker has kdbgen's TMPDIR.
 bool process_mentions(const std::string& needle) {
     for (const auto& entry : fs::directory_iterator("/proc")) {
         const auto name = entry.path().filename().string();
         if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (cmdline.find(needle) != std::string::npos) return true;
+        for (const char* part : {"cmdline", "environ"}) {
+            std::ifstream in(entry.path() / part, std::ios::binary);
+            std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (text.find(needle) != std::string::npos) return true;
+        }
     }
     return false;
 }
