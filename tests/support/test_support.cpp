@@ -3,7 +3,9 @@
 #include "kdbgen/error.hpp"
 
 #include <cstdlib>
+#include <fcntl.h>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace kdbgen::test {
 
@@ -34,6 +36,45 @@ const Toolchain& toolchain() {
         return discover_toolchain(options);
     }();
     return tc;
+}
+
+int start_kdbgen(const std::vector<std::string>& args, const std::string& env_entry) {
+    std::vector<std::string> argv{kdbgen_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    std::string entry = env_entry;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        if (!entry.empty()) ::putenv(entry.data());
+        ::execv(c[0], c.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+KernelBuild demo_build(const std::string& file, const std::string& options, const std::string& target,
+                       std::vector<std::string> kernels) {
+    KernelBuild build;
+    build.source = kernels_dir() / file;
+    build.kernel_file = file;
+    build.options = options;
+    build.target = parse_target(target);
+    build.kernels = std::move(kernels);
+    build.include_dirs = {kernels_dir() / "include"};
+    return build;
+}
+
+std::vector<KernelBuild> one_of_each_language(const std::string& target) {
+    return {demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1 -DMLO_GRP_SZ0=256", target,
+                       {"KdbgenTensorOp", "KdbgenScaleTensor"}),
+            demo_build("kdbgen_activation.cpp", "-DMIOPEN_USE_FP16=1 -DKDBGEN_ACTIVATION=1", target,
+                       {"KdbgenActivationFwd"}),
+            demo_build("kdbgen_fill.s", "-Wa,-defsym,KDBGEN_FILL_GROUP_SIZE=64", target, {"KdbgenFill"})};
 }
 
 const char* kdbgen_binary() {

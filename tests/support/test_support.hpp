@@ -33,6 +33,15 @@ const Toolchain& toolchain();
 const char* kdbgen_binary();
 // Runs the built kdbgen binary with these arguments.
 ProcessResult run_kdbgen(const std::vector<std::string>& args);
+// Starts it without waiting, output to /dev/null, with env_entry ("NAME=value")
+// added to its environment; the caller signals and reaps the pid.
+int start_kdbgen(const std::vector<std::string>& args, const std::string& env_entry = "");
+
+// A build of one of the project's own kernels (kernels/).
+KernelBuild demo_build(const std::string& file, const std::string& options, const std::string& target,
+                       std::vector<std::string> kernels);
+// OpenCL (with comgr's -mllvm options), HIP and assembly, in that order.
+std::vector<KernelBuild> one_of_each_language(const std::string& target);
 
 Bytes bytes_of(std::string_view text);
 

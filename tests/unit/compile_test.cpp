@@ -16,35 +16,11 @@
 
 using namespace kdbgen;
 
-namespace {
-
-KernelBuild demo_build(const std::string& file, const std::string& options, const std::string& target,
-                       std::vector<std::string> kernels) {
-    KernelBuild build;
-    build.source = test::kernels_dir() / file;
-    build.kernel_file = file;
-    build.options = options;
-    build.target = parse_target(target);
-    build.kernels = std::move(kernels);
-    build.include_dirs = {test::kernels_dir() / "include"};
-    return build;
-}
-
-std::vector<KernelBuild> one_of_each_language(const std::string& target) {
-    return {demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1 -DMLO_GRP_SZ0=256", target,
-                       {"KdbgenTensorOp", "KdbgenScaleTensor"}),
-            demo_build("kdbgen_activation.cpp", "-DMIOPEN_USE_FP16=1 -DKDBGEN_ACTIVATION=1", target,
-                       {"KdbgenActivationFwd"}),
-            demo_build("kdbgen_fill.s", "-Wa,-defsym,KDBGEN_FILL_GROUP_SIZE=64", target, {"KdbgenFill"})};
-}
-
-}  // namespace
-
 class EveryLanguage : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryLanguage, BuildsAndPassesElfChecks) {
     const Compiler compiler(test::toolchain(), nullptr);
-    for (const auto& build : one_of_each_language(GetParam())) {
+    for (const auto& build : test::one_of_each_language(GetParam())) {
         const auto result = compiler.compile(build);
         ASSERT_TRUE(result.ok) << build.describe() << "\n" << result.command << "\n" << result.log;
         const auto info = read_code_object(result.code);
@@ -65,7 +41,7 @@ TEST(Compile, EveryProcessorInTheTableGetsItsElfMachine) {
     // Checks the table's e_flags numbers against what LLVM writes.
     const Compiler compiler(test::toolchain(), nullptr);
     for (const auto& processor : processor_table()) {
-        const auto build = demo_build("kdbgen_fill.s", "", std::string(processor.name) + "_8", {"KdbgenFill"});
+        const auto build = test::demo_build("kdbgen_fill.s", "", std::string(processor.name) + "_8", {"KdbgenFill"});
         const auto result = compiler.compile(build);
         ASSERT_TRUE(result.ok) << processor.name << "\n" << result.log;
         EXPECT_EQ(read_code_object(result.code).mach(), processor.elf_mach) << processor.name;
@@ -75,7 +51,7 @@ TEST(Compile, EveryProcessorInTheTableGetsItsElfMachine) {
 TEST(Compile, OpenClBuildsForEveryProcessorIncludingSynthesizedDeviceLibs) {
     const Compiler compiler(test::toolchain(), nullptr);
     for (const auto& processor : processor_table()) {
-        const auto build = demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", std::string(processor.name) + "_8",
+        const auto build = test::demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", std::string(processor.name) + "_8",
                                       {"KdbgenTensorOp"});
         const auto result = compiler.compile(build);
         EXPECT_TRUE(result.ok) << processor.name << "\n" << result.log;
@@ -88,7 +64,7 @@ TEST(Compile, OpenClBuildsForEveryProcessorIncludingSynthesizedDeviceLibs) {
 
 TEST(Compile, TargetFeaturesReachTheCodeObject) {
     const Compiler compiler(test::toolchain(), nullptr);
-    const auto builds = one_of_each_language("gfx90a:sramecc+:xnack-_110");
+    const auto builds = test::one_of_each_language("gfx90a:sramecc+:xnack-_110");
     const auto ocl = compiler.compile(builds[0]);
     const auto hip = compiler.compile(builds[1]);
     const auto asm_ = compiler.compile(builds[2]);
@@ -100,11 +76,11 @@ TEST(Compile, TargetFeaturesReachTheCodeObject) {
     EXPECT_EQ(read_code_object(hip.code).sramecc(), FeatureState::On);
     EXPECT_EQ(read_code_object(asm_.code).xnack(), FeatureState::Off);
     EXPECT_EQ(read_code_object(asm_.code).sramecc(), FeatureState::On);
-    const auto xnack_on = compiler.compile(one_of_each_language("gfx90a:xnack+_110")[1]);
+    const auto xnack_on = compiler.compile(test::one_of_each_language("gfx90a:xnack+_110")[1]);
     ASSERT_TRUE(xnack_on.ok) << xnack_on.log;
     EXPECT_EQ(read_code_object(xnack_on.code).xnack(), FeatureState::On);
     // gfx906 with nothing reported: MIOpen assumes sramecc+ for assembly.
-    const auto gfx906 = compiler.compile(one_of_each_language("gfx906_60")[2]);
+    const auto gfx906 = compiler.compile(test::one_of_each_language("gfx906_60")[2]);
     EXPECT_EQ(read_code_object(gfx906.code).sramecc(), FeatureState::On);
 }
 
@@ -114,14 +90,14 @@ TEST(Compile, CodeObjectVersionIsSelectable) {
     options.work_dir = work.path();
     options.code_object_version = 4;
     const Compiler compiler(discover_toolchain(options), nullptr);
-    const auto result = compiler.compile(one_of_each_language("gfx1030_36")[0]);
+    const auto result = compiler.compile(test::one_of_each_language("gfx1030_36")[0]);
     ASSERT_TRUE(result.ok) << result.log;
     EXPECT_EQ(read_code_object(result.code).code_object_version(), 4u);
 }
 
 TEST(Compile, OptionsAreMIOpensBuildTimeOptions) {
     const Compiler compiler(test::toolchain(), nullptr);
-    const auto builds = one_of_each_language("gfx1030_36");
+    const auto builds = test::one_of_each_language("gfx1030_36");
     const auto joined = [&](const KernelBuild& b) { return join(compiler.commands(b, "o", "s").front(), " "); };
     // src/comgr.cpp:163-186 (MIOpen 3.3.0) AddCompilerOptions, after the key's options and -Wno-everything
     // (src/hipoc/hipoc_program.cpp:296-297).
@@ -136,11 +112,11 @@ TEST(Compile, OptionsAreMIOpensBuildTimeOptions) {
     for (const char* option : {"-D__HIP_PLATFORM_AMD__=1", "-DMIOPEN_DONT_USE_HIP_RUNTIME_HEADERS",
                                "-DWORKAROUND_ISSUE_1431=1", "-fno-gpu-rdc", "-O3", "-std=c++17", "-Wno-cuda-compat"})
         EXPECT_NE(hip.find(option), std::string::npos) << option << " in " << hip;
-    EXPECT_EQ(join(compiler.commands(one_of_each_language("gfx906_60")[1], "o", "s").front(), " ")
+    EXPECT_EQ(join(compiler.commands(test::one_of_each_language("gfx906_60")[1], "o", "s").front(), " ")
                   .find("WORKAROUND_ISSUE_1431"),
               std::string::npos);
     // src/comgr.cpp:666-669: -mno-xnack when xnack is off, which upstream Clang spells as the target ID.
-    EXPECT_NE(join(compiler.commands(one_of_each_language("gfx90a:xnack-_110")[2], "o", "s").front(), " ")
+    EXPECT_NE(join(compiler.commands(test::one_of_each_language("gfx90a:xnack-_110")[2], "o", "s").front(), " ")
                   .find("-mcpu=gfx90a:xnack-"),
               std::string::npos);
     // -mcpu in the key's options is the caller's and is removed (src/comgr.cpp:156).
@@ -151,7 +127,7 @@ TEST(Compile, OptionsAreMIOpensBuildTimeOptions) {
 
 TEST(Compile, ErrorNamesFileAndLineAndOthersStillBuild) {
     const Compiler compiler(test::toolchain(), nullptr);
-    auto builds = one_of_each_language("gfx1030_36");
+    auto builds = test::one_of_each_language("gfx1030_36");
     KernelBuild broken = builds[0];
     broken.source = test::source_dir() / "tests/data/broken.cl";
     broken.kernel_file = "broken.cl";
@@ -173,7 +149,7 @@ TEST(Compile, ErrorNamesFileAndLineAndOthersStillBuild) {
 
 TEST(Compile, FailFastStopsScheduling) {
     const Compiler compiler(test::toolchain(), nullptr);
-    KernelBuild broken = one_of_each_language("gfx1030_36")[0];
+    KernelBuild broken = test::one_of_each_language("gfx1030_36")[0];
     broken.source = test::source_dir() / "tests/data/broken.cl";
     std::vector<KernelBuild> builds(6, broken);
     std::atomic<bool> cancel{false};
@@ -187,10 +163,10 @@ TEST(Compile, FailFastStopsScheduling) {
 
 TEST(Compile, MissingSourceAndMissingKernelAreFailuresNotCrashes) {
     const Compiler compiler(test::toolchain(), nullptr);
-    auto build = one_of_each_language("gfx1030_36")[0];
+    auto build = test::one_of_each_language("gfx1030_36")[0];
     build.source = "/nonexistent/x.cl";
     EXPECT_FALSE(compiler.compile(build).ok);
-    build = one_of_each_language("gfx1030_36")[2];
+    build = test::one_of_each_language("gfx1030_36")[2];
     build.kernels = {"NoSuchKernel"};
     const auto result = compiler.compile(build);
     EXPECT_FALSE(result.ok);

@@ -28,26 +28,6 @@ bool have_worker() { return compile_worker_path().has_value(); }
         if (!have_worker()) GTEST_SKIP() << "kdbgen was built without the in-process compile worker"; \
     } while (0)
 
-KernelBuild demo_build(const std::string& file, const std::string& options, const std::string& target,
-                       std::vector<std::string> kernels) {
-    KernelBuild build;
-    build.source = test::kernels_dir() / file;
-    build.kernel_file = file;
-    build.options = options;
-    build.target = parse_target(target);
-    build.kernels = std::move(kernels);
-    build.include_dirs = {test::kernels_dir() / "include"};
-    return build;
-}
-
-// OpenCL (with comgr's -mllvm options), HIP (with none) and assembly, in that order.
-std::vector<KernelBuild> one_of_each_language(const std::string& target) {
-    return {demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1 -DMLO_GRP_SZ0=256", target,
-                       {"KdbgenTensorOp", "KdbgenScaleTensor"}),
-            demo_build("kdbgen_activation.cpp", "-DMIOPEN_USE_FP16=1 -DKDBGEN_ACTIVATION=1", target,
-                       {"KdbgenActivationFwd"}),
-            demo_build("kdbgen_fill.s", "-Wa,-defsym,KDBGEN_FILL_GROUP_SIZE=64", target, {"KdbgenFill"})};
-}
 
 // Sets an environment variable for one scope (workers inherit kdbgen's environment when they start).
 class ScopedEnv {
@@ -87,7 +67,7 @@ TEST(InProcess, DemoKernelsAreTheBytesOfTheClangProcesses) {
     std::size_t compared = 0;
     for (const char* target : {"gfx900_56", "gfx906_60", "gfx908_120", "gfx90a:sramecc+:xnack-_110", "gfx942_304",
                                "gfx1030_36", "gfx1100_48"}) {
-        for (const auto& build : one_of_each_language(target)) {
+        for (const auto& build : test::one_of_each_language(target)) {
             const auto a = external.compile(build);
             const auto b = in_process.compile(build);
             ASSERT_TRUE(a.ok) << build.describe() << "\n" << a.log;
@@ -146,7 +126,7 @@ TEST(InProcess, CompileErrorIsClangsMessageAndTheWorkerLivesOn) {
     NEEDS_WORKER();
     const Compiler external(test::toolchain(), nullptr, InProcess::Off);
     const Compiler in_process(test::toolchain(), nullptr, InProcess::On);
-    KernelBuild broken = demo_build("kdbgen_tensor_op.cl", "", "gfx1030_36", {"Broken"});
+    KernelBuild broken = test::demo_build("kdbgen_tensor_op.cl", "", "gfx1030_36", {"Broken"});
     broken.source = test::source_dir() / "tests" / "data" / "broken.cl";
     broken.kernel_file = "broken.cl";
     const auto a = external.compile(broken);
@@ -157,7 +137,7 @@ TEST(InProcess, CompileErrorIsClangsMessageAndTheWorkerLivesOn) {
     EXPECT_NE(b.log.find("undeclared_value"), std::string::npos) << b.log;
     EXPECT_EQ(first_error_line(b.log), first_error_line(a.log)) << "external:\n" << a.log << "\nin-process:\n" << b.log;
     EXPECT_FALSE(b.command.empty());
-    const auto next = in_process.compile(one_of_each_language("gfx1030_36")[0]);
+    const auto next = in_process.compile(test::one_of_each_language("gfx1030_36")[0]);
     EXPECT_TRUE(next.ok) << next.log;
     EXPECT_EQ(in_process.in_process_stats().workers_started, 1u);
     EXPECT_EQ(in_process.in_process_stats().worker_deaths, 0u);
@@ -170,7 +150,7 @@ TEST(InProcess, WorkerThatDiesCostsNoKernel) {
     const ScopedEnv crash("KDBGEN_COMPILE_WORKER_CRASH_ON", "kdbgen_activation.cpp");
     const Compiler external(test::toolchain(), nullptr, InProcess::Off);
     const Compiler in_process(test::toolchain(), nullptr, InProcess::On);
-    const auto builds = one_of_each_language("gfx90a:sramecc+:xnack-_110");
+    const auto builds = test::one_of_each_language("gfx90a:sramecc+:xnack-_110");
     const auto before = in_process.compile(builds[0]);
     const auto crashed = in_process.compile(builds[1]);
     const auto after = in_process.compile(builds[0]);
@@ -194,7 +174,7 @@ TEST(InProcess, WithoutAWorkerAutoCompilesAsProcesses) {
     const Compiler compiler(test::toolchain(), nullptr, InProcess::Auto);
     EXPECT_FALSE(compiler.in_process());
     EXPECT_NE(compiler.not_in_process_reason().find(missing.string()), std::string::npos) << compiler.not_in_process_reason();
-    const auto result = compiler.compile(one_of_each_language("gfx1030_36")[0]);
+    const auto result = compiler.compile(test::one_of_each_language("gfx1030_36")[0]);
     EXPECT_TRUE(result.ok) << result.log;
     const auto error = test::input_error_of([] { Compiler(test::toolchain(), nullptr, InProcess::On); });
     EXPECT_NE(error.find("in-process compilation"), std::string::npos) << error;
@@ -228,7 +208,7 @@ TEST(InProcess, AnotherToolchainIsNotServed) {
     EXPECT_FALSE(compiler.in_process());
     EXPECT_NE(compiler.not_in_process_reason().find("built against the LLVM in"), std::string::npos)
         << compiler.not_in_process_reason();
-    EXPECT_TRUE(compiler.compile(one_of_each_language("gfx1030_36")[0]).ok);
+    EXPECT_TRUE(compiler.compile(test::one_of_each_language("gfx1030_36")[0]).ok);
     const auto error = test::input_error_of([&] { Compiler(other, nullptr, InProcess::On); });
     EXPECT_NE(error.find("cannot compile for this toolchain"), std::string::npos) << error;
 }
@@ -297,20 +277,9 @@ TEST(InProcess, KilledKdbgenTakesItsWorkersAlong) {
     const auto tmp = dir / "tmp";
     fs::create_directories(tmp);
     const std::string tmpdir = "TMPDIR=" + tmp.string();
-    std::vector<std::string> argv{test::kdbgen_binary(), "build", "--targets", "gfx900_56,gfx906_60,gfx1030_36,gfx90a_110",
-                                  "--no-cache", "--in-process", "on", "-q", "-j", "2", "-o", (dir / "out").string()};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        ::putenv(const_cast<char*>(tmpdir.c_str()));
-        std::vector<char*> c;
-        for (auto& a : argv) c.push_back(a.data());
-        c.push_back(nullptr);
-        ::execv(c[0], c.data());
-        ::_exit(127);
-    }
+    const pid_t pid = test::start_kdbgen({"build", "--targets", "gfx900_56,gfx906_60,gfx1030_36,gfx90a_110", "--no-cache",
+                                          "--in-process", "on", "-q", "-j", "2", "-o", (dir / "out").string()},
+                                         tmpdir);
     // Two workers (-j2) running, then a moment into their compiles.
     std::size_t seen = 0;
     for (int i = 0; i < 300 && seen < 3; ++i) {  // kdbgen itself and two workers
@@ -341,7 +310,7 @@ TEST(InProcess, WorkerKilledBetweenCompilesCostsNothing) {
     const std::string mark = fmt::format("KDBGEN_TEST_MARK={}", ::getpid());
     const ScopedEnv env("KDBGEN_TEST_MARK", std::to_string(::getpid()));
     const Compiler compiler(test::toolchain(), nullptr, InProcess::On);
-    const auto builds = one_of_each_language("gfx1030_36");
+    const auto builds = test::one_of_each_language("gfx1030_36");
     ASSERT_TRUE(compiler.compile(builds[0]).ok);
     const auto workers = processes_with_env(mark);
     ASSERT_EQ(workers.size(), 1u);

@@ -389,17 +389,7 @@ TEST(Safety, D4_ConcurrentUpdatesLoseNoKey) {
         for (int half = 0; half < 2; ++half) {
             auto args = build_args(fill_manifest(dir.path(), 101 + 12 * half, 12 - half), out, cache);
             args.push_back("--update");
-            std::vector<std::string> argv{test::kdbgen_binary()};
-            argv.insert(argv.end(), args.begin(), args.end());
-            const pid_t pid = ::fork();
-            if (pid == 0) {
-                std::vector<char*> c;
-                for (auto& a : argv) c.push_back(a.data());
-                c.push_back(nullptr);
-                ::execv(c[0], c.data());
-                ::_exit(127);
-            }
-            pids.push_back(pid);
+            pids.push_back(test::start_kdbgen(args));
         }
         for (const pid_t pid : pids) {
             int status = 0;
@@ -623,18 +613,7 @@ TEST(Safety, D8_InterruptWhilePlanningExits130) {
     const auto fdb = test::shared_db_dir() / "gfx90a6e.HIP.fdb.txt.bz2";
     if (!fs::exists(fdb)) GTEST_SKIP() << "no shared find-db";
     test::TempDir dir;
-    std::vector<std::string> argv{test::kdbgen_binary(), "plan", "--find-db", fdb.string(), "--json"};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        std::vector<char*> c;
-        for (auto& a : argv) c.push_back(a.data());
-        c.push_back(nullptr);
-        ::execv(c[0], c.data());
-        ::_exit(127);
-    }
+    const pid_t pid = test::start_kdbgen({"plan", "--find-db", fdb.string(), "--json"});
     // kdbgen catches SIGINT first thing in main; a signal before that (a slow start:
     // an ASan build under load took more than 300 ms) kills it by the default action,
     // which is not the phase under test. So: wait until it catches SIGINT, then 300 ms.
@@ -886,21 +865,7 @@ TEST(FaultSuite, RandomKillsLeaveEveryKdbOldOrCompleteNew) {
         fs::create_directories(tmp);
         const double delay = std::uniform_real_distribution<double>(0.0, scenario.seconds * 1.1)(random);
         if (sig == SIGKILL && scenario.args.front() == "build") ++build_kills_sent;
-        std::vector<std::string> argv{test::kdbgen_binary()};
-        for (const auto& a : with_out(scenario.args, out)) argv.push_back(a);
-        const std::string tmpdir = "TMPDIR=" + tmp.string();
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            const int null = ::open("/dev/null", O_WRONLY);
-            ::dup2(null, 1);
-            ::dup2(null, 2);
-            ::putenv(const_cast<char*>(tmpdir.c_str()));
-            std::vector<char*> c;
-            for (auto& a : argv) c.push_back(a.data());
-            c.push_back(nullptr);
-            ::execv(c[0], c.data());
-            ::_exit(127);
-        }
+        const pid_t pid = test::start_kdbgen(with_out(scenario.args, out), "TMPDIR=" + tmp.string());
         ::usleep(static_cast<useconds_t>(delay * 1e6));
         ::kill(pid, sig);
         int status = 0;
