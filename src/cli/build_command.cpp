@@ -1,6 +1,7 @@
 // build: plan -> compile -> one kdb per target.
 #include "commands.hpp"
 #include "common.hpp"
+#include "engine_build.hpp"
 
 #include "kdbgen/cache.hpp"
 #include "kdbgen/enumerate.hpp"
@@ -58,6 +59,8 @@ struct BuildOptions {
     std::string mlir = "on", composable_kernel = "on";
     std::vector<unsigned> compute_units;  // --cus: the cards of arch-wide targets
     bool entry_coverage = false;          // plan: every listed entry's status, not only each line's winner
+    // --engine miopen: an installed libMIOpen compiles its own kernels (src/cli/engine_build.cpp).
+    EngineFlags engine;
 
     ProblemSources problem_sources() const {
         ProblemSources sources;
@@ -382,6 +385,14 @@ nlohmann::json costs_json(const Costs& costs) {
 }
 
 int run_build(const BuildOptions& options) {
+    if (options.engine.engine == "miopen") {
+        if (!options.manifest.empty() || !options.miopen_src.empty() || !options.shard.empty() || options.dry_run)
+            throw InputError("--engine miopen takes no --manifest, --miopen-src, --shard or --dry-run: the installed "
+                             "MIOpen plans and compiles");
+        return run_engine_build(options.engine, options.targets.resolve(), gather_problems(options.problem_sources()),
+                                EngineBuildOutput{options.output, options.update, options.json, options.quiet,
+                                                  options.jobs});
+    }
     const auto started = std::chrono::steady_clock::now();
     PhaseClock clock;
     const auto targets = options.targets.resolve();
@@ -611,7 +622,8 @@ Action add_build_command(CLI::App& app) {
     add_plan_source_flags(*sub, *options);
     add_problem_source_flags(*sub, *options);
     add_miopen_flags(*sub, *options);
-    sub->add_option("-o,--output", options->output, "folder the kdbs are written to (created if missing)")->required();
+    options->engine.add_to(*sub);
+    sub->add_option("-o,--output", options->output, "folder the kdbs are written to (created if missing)");
     sub->add_option("-j,--jobs", options->jobs, "parallel compiles (default: one per core)");
     sub->add_flag("--fail-fast", options->fail_fast,
                   "stop at the first failed kernel and write no kdb (default: keep going, write what built, exit 1)");

@@ -49,6 +49,34 @@ bool notes_have_metadata(std::span<const char> data, std::uint64_t offset, std::
     return false;
 }
 
+// Clang's offload bundle (clang/docs/ClangOffloadBundler.rst): the magic, an
+// entry count, then per entry offset, size, ID length and ID, all 64-bit
+// little-endian. MIOpen 3.4 compiling HIP with clang offline (Debian's build)
+// loads and stores the bundle as clang wrote it; the code object is the
+// amdgcn entry.
+constexpr std::string_view kOffloadBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
+
+std::span<const char> bundled_code_object(std::span<const char> data) {
+    std::uint64_t pos = kOffloadBundleMagic.size();
+    const auto entries = read_at<std::uint64_t>(data, pos);
+    pos += 8;
+    for (std::uint64_t i = 0; i < entries && i < 1024; ++i) {
+        const auto offset = read_at<std::uint64_t>(data, pos);
+        const auto size = read_at<std::uint64_t>(data, pos + 8);
+        const auto id_size = read_at<std::uint64_t>(data, pos + 16);
+        pos += 24;
+        if (id_size > data.size() || pos > data.size() - id_size)
+            throw std::runtime_error("offload bundle truncated in an entry ID");
+        const std::string_view id(data.data() + pos, id_size);
+        pos += id_size;
+        if (id.find("amdgcn-amd-amdhsa") == std::string_view::npos) continue;
+        if (offset > data.size() || size > data.size() - offset)
+            throw std::runtime_error("offload bundle entry " + std::string(id) + " lies past the end");
+        return data.subspan(offset, size);
+    }
+    throw std::runtime_error("offload bundle without an amdgcn code object");
+}
+
 }  // namespace
 
 FeatureState CodeObjectInfo::xnack() const {
@@ -59,6 +87,9 @@ FeatureState CodeObjectInfo::sramecc() const {
 }
 
 CodeObjectInfo read_code_object(std::span<const char> data) {
+    if (data.size() >= kOffloadBundleMagic.size() &&
+        std::string_view(data.data(), kOffloadBundleMagic.size()) == kOffloadBundleMagic)
+        return read_code_object(bundled_code_object(data));
     if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0)
         throw std::runtime_error("not an ELF file");
     const auto header = read_at<Elf64_Ehdr>(data, 0);

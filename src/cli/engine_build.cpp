@@ -1,0 +1,172 @@
+// build --engine miopen (include/kdbgen/miopen_engine.hpp): per card, replay
+// the problems against the installed MIOpen, then write the kernels it
+// compiled into one kdb per target, as the native pipeline writes them.
+#include "engine_build.hpp"
+
+#include "common.hpp"
+
+#include "kdbgen/error.hpp"
+#include "kdbgen/kdb.hpp"
+#include "kdbgen/miopen_engine.hpp"
+#include "kdbgen/paths.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <thread>
+
+namespace kdbgen::cli {
+
+void EngineFlags::add_to(CLI::App& app) {
+    app.add_option("--engine", engine,
+                   "native: kdbgen plans MIOpen 3.2/3.3's solvers from its source tree and compiles (default); "
+                   "miopen: an installed libMIOpen (any version) runs under kdbgen-hip-stub with no GPU and compiles "
+                   "its own kernels, which kdbgen collects")
+        ->check(CLI::IsMember({"native", "miopen"}));
+    app.add_option("--miopen-lib", library,
+                   "with --engine miopen: libMIOpen.so.1, as a path inside --miopen-root (default "
+                   "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1)");
+    app.add_option("--miopen-root", root,
+                   "with --engine miopen: the system the library belongs to, e.g. a debootstrapped Debian "
+                   "(tools/miopen-roots); kdbgen enters it with chroot (as root) and installs its compiler wrapper "
+                   "there (default /: this system)");
+    app.add_option("--check-kdbs", check_kdbs,
+                   "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs, replay, and report what "
+                   "MIOpen still compiles (0 when the kdbs hold every kernel it asks for); writes no kdb, exit 1 "
+                   "when it compiles anything");
+    app.add_option("--engine-helpers", helper_dir,
+                   "folder with kdbgen-miopen-replay and hip-stub/ (default: libexec/kdbgen, or beside kdbgen)");
+}
+
+namespace {
+
+// The cards a target stands for: itself, or for an arch-wide target every CU
+// count configs/targets/products.toml lists for its processor.
+std::vector<Target> cards_of(const Target& target) {
+    if (!target.arch_wide()) return {target};
+    static const auto products = read_products((data_path("configs") / "targets" / "products.toml").string());
+    std::vector<Target> cards;
+    for (const unsigned cus : product_compute_units(products, target.name())) {
+        Target card = target;
+        card.compute_units = cus;
+        cards.push_back(card);
+    }
+    if (cards.empty())
+        throw InputError(fmt::format("{}: configs/targets/products.toml lists no card of this processor; give "
+                                     "cards as {}_<CUs>",
+                                     target.spec(), target.spec()));
+    return cards;
+}
+
+nlohmann::json card_json(const CardReplay& replay) {
+    nlohmann::json failures = nlohmann::json::array();
+    std::size_t ok = 0;
+    for (const auto& outcome : replay.outcomes) {
+        if (outcome.ok) {
+            ++ok;
+            continue;
+        }
+        failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
+                            {"notes", outcome.notes}});
+    }
+    std::map<std::string, std::size_t> by_file;
+    for (const auto& record : replay.records) ++by_file[record.key.kernel_name];
+    return {{"card", replay.card.spec()},
+            {"db_basename", replay.card.db_basename()},
+            {"problems", replay.outcomes.size()},
+            {"replayed_ok", ok},
+            {"skipped", replay.skipped},
+            {"kernels_compiled_by_miopen", replay.records.size()},
+            {"kernels_by_file", by_file},
+            {"compiler_starts", replay.compiler_starts},
+            {"seconds", replay.seconds},
+            {"failures", failures}};
+}
+
+}  // namespace
+
+int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
+                     const EngineBuildOutput& output) {
+    const bool checking = !flags.check_kdbs.empty();
+    if (!checking && output.output.empty()) throw InputError("no output folder: give -o DIR");
+    if (problems.entries().empty())
+        throw InputError("--engine miopen needs problems: give --network, --driver-log, --find-db or --onnx");
+    EngineSetup setup;
+    setup.root = flags.root;
+    setup.library = flags.library;
+    setup.helper_dir = flags.helper_dir;
+    setup.jobs = output.jobs ? output.jobs : std::max(1u, std::thread::hardware_concurrency());
+    if (checking) {
+        if (!fs::is_directory(flags.check_kdbs))
+            throw InputError(located(flags.check_kdbs, 0, "--check-kdbs: not a folder"));
+        setup.system_db = fs::path(flags.check_kdbs);
+    }
+    if (setup.root != "/" && !fs::is_directory(setup.root))
+        throw InputError(located(setup.root.string(), 0, "--miopen-root: not a folder"));
+    prepare_miopen_root(setup);
+
+    nlohmann::json report = nlohmann::json::array();
+    std::size_t failed_problems = 0, compiled_in_check = 0;
+    std::vector<std::vector<KdbRecord>> records_of(targets.size());
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        nlohmann::json cards = nlohmann::json::array();
+        std::map<KdbKey, std::size_t> seen;
+        for (const Target& card : cards_of(targets[t])) {
+            if (!output.quiet)
+                fmt::print(stderr, "kdbgen: {}: replaying {} problems through {} ({} processes)\n", card.spec(),
+                           problems.entries().size(), flags.library, setup.jobs);
+            CardReplay replay = replay_card(setup, card, problems);
+            std::size_t failed = 0;
+            for (const auto& outcome : replay.outcomes)
+                if (!outcome.ok) {
+                    ++failed;
+                    if (!output.json && !output.quiet)
+                        fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card.spec(), outcome.kind, outcome.key,
+                                   outcome.message);
+                }
+            failed_problems += failed - replay.skipped;
+            compiled_in_check += replay.records.size();
+            if (!output.quiet)
+                fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} kernels ({} compiler starts), {} of {} problems "
+                                   "replayed, {:.1f}s\n",
+                           card.spec(), replay.records.size(), replay.compiler_starts,
+                           replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
+            cards.push_back(card_json(replay));
+            for (auto& record : replay.records)
+                if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
+        }
+        report.push_back({{"target", target_json(targets[t])}, {"kdb", targets[t].kdb_filename()}, {"cards", cards}});
+    }
+
+    if (checking) {
+        if (output.json) print_json({{"check", flags.check_kdbs}, {"targets", report}, {"compiled", compiled_in_check}});
+        else fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed\n", compiled_in_check, flags.check_kdbs);
+        return compiled_in_check ? kExitSomeFailed : kExitOk;
+    }
+
+    for (std::size_t t = 0; t < targets.size(); ++t)
+        if (records_of[t].empty())
+            throw InputError(fmt::format("MIOpen compiled no kernel for {} ({}): nothing written",
+                                         targets[t].kdb_filename(), targets[t].spec()));
+    const fs::path out_dir = output.output;
+    fs::create_directories(out_dir);
+    KdbTransaction transaction(out_dir);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        const auto stage = transaction.add_kdb(out_dir / targets[t].kdb_filename(), output.update, targets[t]);
+        for (const auto& record : records_of[t]) transaction.add(stage, record);
+    }
+    const auto stats = transaction.commit();
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        report[t]["records"] = stats[t].records;
+        report[t]["file_bytes"] = stats[t].file_bytes;
+        if (!output.json)
+            fmt::print("{}: {} kernels, {}\n", (out_dir / targets[t].kdb_filename()).string(), stats[t].records,
+                       human_bytes(stats[t].file_bytes));
+    }
+    if (output.json) print_json({{"engine", "miopen"}, {"library", flags.library}, {"root", flags.root},
+                                 {"targets", report}, {"failed_problems", failed_problems}});
+    return failed_problems ? kExitSomeFailed : kExitOk;
+}
+
+}  // namespace kdbgen::cli

@@ -1,0 +1,32 @@
+// build --engine miopen: the installed libMIOpen compiles, kdbgen writes the kdbs.
+#pragma once
+
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/target.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kdbgen::cli {
+
+struct EngineFlags {
+    std::string engine = "native";
+    std::string library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
+    std::string root = "/";
+    std::string check_kdbs;  // a folder of kdbs to check instead of building
+    std::string helper_dir;
+    void add_to(CLI::App& app);
+};
+
+struct EngineBuildOutput {
+    std::string output;
+    bool update = false, json = false, quiet = false;
+    unsigned jobs = 0;
+};
+
+int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
+                     const EngineBuildOutput& output);
+
+}  // namespace kdbgen::cli

@@ -1,0 +1,123 @@
+// Problem -> the line kdbgen-miopen-replay reads (format in src/engine/replay/main.cpp).
+#include "kdbgen/miopen_engine.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace kdbgen {
+
+namespace {
+
+std::string dims(const std::vector<long>& values) { return fmt::format("{}", fmt::join(values, ",")); }
+
+std::vector<long> tensor(long n, long c, const std::vector<long>& spatial) {
+    std::vector<long> all{n, c};
+    all.insert(all.end(), spatial.begin(), spatial.end());
+    return all;
+}
+
+// The type names of a convolution key (EncodeDataTypesForKey): one name when
+// the three tensors agree, else input, weights and output spelled together.
+std::optional<std::vector<int>> conv_types(const std::string& encoded) {
+    static const std::pair<std::string_view, int> names[] = {{"FP32", 1}, {"FP16", 0}, {"BF16", 5}, {"INT8", 3},
+                                                             {"INT32", 2}, {"FP64", 6}, {"FP8", 7}, {"BFP8", 8}};
+    std::vector<int> types;
+    std::string_view rest = encoded;
+    while (!rest.empty()) {
+        bool matched = false;
+        // Longest name first, so that INT32 is not read as INT8-less garbage.
+        std::size_t best = 0;
+        int best_type = 0;
+        for (const auto& [name, type] : names)
+            if (rest.starts_with(name) && name.size() > best) best = name.size(), best_type = type, matched = true;
+        if (!matched) return std::nullopt;
+        types.push_back(best_type);
+        rest.remove_prefix(best);
+    }
+    if (types.size() == 1) types = {types[0], types[0], types[0]};
+    if (types.size() != 3) return std::nullopt;
+    return types;
+}
+
+bool replayable_layout(const std::string& layout) {
+    return layout == "NCHW" || layout == "NHWC" || layout == "NCDHW" || layout == "NDHWC";
+}
+
+std::optional<std::string> conv_line(const ConvProblem& p, std::string* why) {
+    if (!p.cast_suffix.empty()) {
+        if (why) *why = "cast-type convolutions (" + p.cast_suffix + ") are not replayed";
+        return std::nullopt;
+    }
+    auto types = conv_types(p.data_types);
+    if (!types) {
+        if (why) *why = "data types " + p.data_types + " are not replayed";
+        return std::nullopt;
+    }
+    for (const auto* layout : {&p.in_layout, &p.weights_layout, &p.out_layout})
+        if (!replayable_layout(*layout)) {
+            if (why) *why = "layout " + *layout + " is not replayed";
+            return std::nullopt;
+        }
+    // The key's "in" fields hold the convolution's output for backward data
+    // (MIOpen swaps them, src/enumerate/find_db.cpp): x is always the forward input.
+    const bool backward_data = p.direction == ConvDirection::BackwardData;
+    const long x_channels = backward_data ? p.out_channels : p.in_channels;
+    const long y_channels = backward_data ? p.in_channels : p.out_channels;
+    const auto& x_spatial = backward_data ? p.out_spatial : p.in_spatial;
+    const auto& y_spatial = backward_data ? p.in_spatial : p.out_spatial;
+    const std::string& x_layout = backward_data ? p.out_layout : p.in_layout;
+    const std::string& y_layout = backward_data ? p.in_layout : p.out_layout;
+    if (backward_data) std::swap((*types)[0], (*types)[2]);
+    const char direction = p.direction == ConvDirection::Forward ? 'F' : backward_data ? 'B' : 'W';
+    return fmt::format("conv dir={} x={} w={} y={} pad={} stride={} dil={} groups={} types={},{},{} layouts={},{},{}",
+                       direction, dims(tensor(p.batch, x_channels, x_spatial)),
+                       dims(tensor(y_channels, x_channels / p.groups, p.weights_spatial)),
+                       dims(tensor(p.batch, y_channels, y_spatial)), dims(p.pads), dims(p.strides), dims(p.dilations),
+                       p.groups, (*types)[0], (*types)[1], (*types)[2], x_layout, p.weights_layout, y_layout);
+}
+
+int type_code(DataType type) { return static_cast<int>(type); }
+
+}  // namespace
+
+std::optional<std::string> replay_line(const Problem& problem, std::string* why) {
+    if (const auto* conv = std::get_if<ConvProblem>(&problem)) return conv_line(*conv, why);
+    if (const auto* bn = std::get_if<BatchNormProblem>(&problem)) {
+        if (!replayable_layout(bn->layout)) {
+            if (why) *why = "layout " + bn->layout + " is not replayed";
+            return std::nullopt;
+        }
+        const char* direction = bn->direction == BatchNormProblem::Direction::ForwardTraining    ? "train"
+                                : bn->direction == BatchNormProblem::Direction::ForwardInference ? "infer"
+                                                                                                 : "back";
+        return fmt::format("bnorm dir={} mode={} x={} type={} ptype={} layout={}", direction, static_cast<int>(bn->mode),
+                           dims(bn->x.dims), type_code(bn->data_type), type_code(bn->param_type), bn->layout);
+    }
+    if (const auto* pool = std::get_if<PoolingProblem>(&problem))
+        return fmt::format("pool dir={} mode={} x={} y={} win={} pad={} stride={} type={} index={} wsmode={} save={}",
+                           pool->direction == PoolingProblem::Direction::Forward ? 'F' : 'B',
+                           static_cast<int>(pool->mode), dims(pool->x.dims), dims(pool->y.dims), dims(pool->window),
+                           dims(pool->pads), dims(pool->strides), type_code(pool->data_type), pool->index_type,
+                           pool->workspace_index_mode, pool->save_index ? 1 : 0);
+    if (const auto* activation = std::get_if<ActivationProblem>(&problem))
+        return fmt::format("activ dir={} mode={} x={} type={}",
+                           activation->direction == ActivationProblem::Direction::Forward ? 'F' : 'B', activation->mode,
+                           dims(activation->x.dims), type_code(activation->data_type));
+    if (const auto* softmax = std::get_if<SoftmaxProblem>(&problem))
+        return fmt::format("softmax dir={} algo={} mode={} x={} type={}",
+                           softmax->direction == SoftmaxProblem::Direction::Forward ? 'F' : 'B', softmax->algorithm,
+                           softmax->mode, dims(softmax->x.dims), type_code(softmax->data_type));
+    if (const auto* lrn = std::get_if<LrnProblem>(&problem))
+        return fmt::format("lrn dir={} mode={} n={} alpha={} beta={} k={} save={} x={} type={}",
+                           lrn->direction == LrnProblem::Direction::Forward ? 'F' : 'B', lrn->mode, lrn->size,
+                           lrn->alpha, lrn->beta, lrn->k, lrn->save_scale ? 1 : 0, dims(lrn->x.dims),
+                           type_code(lrn->data_type));
+    const auto& op = std::get<TensorOpProblem>(problem);
+    const char* routine = op.routine == TensorOpProblem::Routine::OpTensor    ? "op"
+                          : op.routine == TensorOpProblem::Routine::SetTensor ? "set"
+                                                                              : "scale";
+    return fmt::format("tensorop routine={} op={} a={} b={} type={}", routine, op.op, dims(op.a.dims),
+                       dims(op.b.dims.empty() ? op.a.dims : op.b.dims), type_code(op.data_type));
+}
+
+}  // namespace kdbgen
