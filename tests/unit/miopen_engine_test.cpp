@@ -1,0 +1,231 @@
+// The MIOpen engine: replay lines, kdbgen-hip-stub's ABI, offload bundles, and
+// (with Debian's MIOpen roots from tools/miopen-roots) MIOpen building its own
+// kdb under the stub, then finding every kernel in it.
+#include "test_support.hpp"
+
+#include "kdbgen/codeobject.hpp"
+#include "kdbgen/compile.hpp"
+#include "kdbgen/miopen_engine.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+using namespace kdbgen;
+
+namespace {
+
+fs::path stub_dir() { return fs::path(test::kdbgen_binary()).parent_path() / "hip-stub"; }
+
+Problem first_problem(const std::string& driver_line) {
+    const auto problems = parse_driver_command(driver_line);
+    EXPECT_FALSE(problems.empty());
+    return problems.front();
+}
+
+}  // namespace
+
+TEST(ReplayLine, ForwardConvolutionNamesEveryTensor) {
+    const auto problem = first_problem("conv -n 2 -c 64 -H 56 -W 56 -k 128 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 2 -F 1 -t 1");
+    EXPECT_EQ(replay_line(problem).value(),
+              "conv dir=F x=2,64,56,56 w=128,32,3,3 y=2,128,28,28 pad=1,1 stride=2,2 dil=1,1 groups=2 types=1,1,1 "
+              "layouts=NCHW,NCHW,NCHW");
+}
+
+TEST(ReplayLine, BackwardDataSwapsTheKeysInAndOutBack) {
+    // A find-db key for backward data holds the convolution's output in its "in" fields.
+    ConvProblem key = parse_conv_problem_key("128-28-28-3x3-64-56-56-4-1x1-2x2-1x1-0-NHWC-NHWC-NHWC-FP16-B");
+    EXPECT_EQ(replay_line(key).value(),
+              "conv dir=B x=4,64,56,56 w=128,64,3,3 y=4,128,28,28 pad=1,1 stride=2,2 dil=1,1 groups=1 types=0,0,0 "
+              "layouts=NHWC,NHWC,NHWC");
+}
+
+TEST(ReplayLine, MixedTypesAndThreeDimensions) {
+    ConvProblem key = parse_conv_problem_key("16-4-8-8-3x3x3-32-4-8-8-2-1x1x1-1x1x1-1x1x1-0-NCDHW-INT8INT8INT32-F");
+    EXPECT_EQ(replay_line(key).value(),
+              "conv dir=F x=2,16,4,8,8 w=32,16,3,3,3 y=2,32,4,8,8 pad=1,1,1 stride=1,1,1 dil=1,1,1 groups=1 "
+              "types=3,3,2 layouts=NCDHW,NCDHW,NCDHW");
+}
+
+TEST(ReplayLine, WhatTheReplayCannotExpressIsSaidWhy) {
+    ConvProblem key = parse_conv_problem_key("64-56-56-3x3-64-56-56-1-1x1-1x1-1x1-0-NCHW-FP32-F");
+    key.cast_suffix = "_ci";
+    std::string why;
+    EXPECT_FALSE(replay_line(key, &why));
+    EXPECT_NE(why.find("cast"), std::string::npos) << why;
+    key.cast_suffix.clear();
+    key.in_layout = "CHWN";
+    EXPECT_FALSE(replay_line(key, &why));
+    EXPECT_NE(why.find("CHWN"), std::string::npos) << why;
+}
+
+TEST(ReplayLine, OtherPrimitives) {
+    EXPECT_EQ(replay_line(first_problem("bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1")).value(),
+              "bnorm dir=train mode=1 x=8,64,56,56 type=1 ptype=1 layout=NCHW");
+    const auto pool = replay_line(first_problem("pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1"));
+    ASSERT_TRUE(pool);
+    EXPECT_TRUE(pool->starts_with("pool dir=F mode=0 x=8,64,112,112 y=8,64,56,56 win=3,3 pad=1,1 stride=2,2 type=1"))
+        << *pool;
+}
+
+// The stub answers as the card kdbgen names: hipDeviceProp_tR0600 at HIP 6.4's
+// and 7.2's offsets, and every symbol at the version libMIOpen imports it with.
+TEST(HipStub, DescribesTheCardAtTheAbisOffsetsAndVersions) {
+    for (const char* soname : {"libamdhip64.so.6", "libamdhip64.so.7"}) {
+        // Each soname is a separate object, so the device is read once per library.
+        ASSERT_EQ(setenv("KDBGEN_STUB_ARCH", "gfx90a:sramecc+:xnack-", 1), 0);
+        ASSERT_EQ(setenv("KDBGEN_STUB_CUS", "110", 1), 0);
+        void* library = dlopen((stub_dir() / soname).c_str(), RTLD_NOW | RTLD_LOCAL);
+        ASSERT_NE(library, nullptr) << dlerror();
+        // libMIOpen 3.4.0 imports hipMalloc@hip_4.2, hipModuleLaunchCooperativeKernel@hip_5.5 and
+        // hipGetDevicePropertiesR0600@hip_6.0 (readelf --dyn-syms of Debian's libMIOpen.so.1.0).
+        EXPECT_NE(dlvsym(library, "hipMalloc", "hip_4.2"), nullptr) << soname;
+        EXPECT_NE(dlvsym(library, "hipModuleLaunchCooperativeKernel", "hip_5.5"), nullptr) << soname;
+        auto* properties = reinterpret_cast<int (*)(void*, int)>(dlvsym(library, "hipGetDevicePropertiesR0600", "hip_6.0"));
+        ASSERT_NE(properties, nullptr) << soname;
+        std::vector<char> prop(1472);
+        ASSERT_EQ(properties(prop.data(), 0), 0);
+        EXPECT_STREQ(prop.data() + 1160, "gfx90a:sramecc+:xnack-");  // gcnArchName
+        int cus = 0, warp = 0, major = 0, minor = 0;
+        std::memcpy(&cus, prop.data() + 388, 4);    // multiProcessorCount
+        std::memcpy(&warp, prop.data() + 308, 4);   // warpSize
+        std::memcpy(&major, prop.data() + 360, 4);
+        std::memcpy(&minor, prop.data() + 364, 4);
+        EXPECT_EQ(cus, 110);
+        EXPECT_EQ(warp, 64);
+        EXPECT_EQ(major, 9);
+        EXPECT_EQ(minor, 0);  // ROCm: gfx90a is 9.0, stepping a
+        auto* attribute = reinterpret_cast<int (*)(int*, int, int)>(dlsym(library, "hipDeviceGetAttribute"));
+        int value = 0;
+        ASSERT_EQ(attribute(&value, 63, 0), 0);  // hipDeviceAttributeMultiprocessorCount
+        EXPECT_EQ(value, 110);
+        EXPECT_NE(properties(prop.data(), 1), 0);  // one device only
+        dlclose(library);
+    }
+}
+
+TEST(CodeObject, AClangOffloadBundleIsReadThroughItsAmdgcnEntry) {
+    // MIOpen 3.4 compiling HIP with clang stores the bundle clang wrote.
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto build = test::demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", "gfx1030_36", {});
+    const auto result = compiler.compile(build);
+    ASSERT_TRUE(result.ok) << result.log;
+    const std::string host_id = "host-x86_64-unknown-linux-gnu-", device_id = "hipv4-amdgcn-amd-amdhsa--gfx1030";
+    Bytes bundle;
+    auto put64 = [&](std::uint64_t value) {
+        for (int i = 0; i < 8; ++i) bundle.push_back(static_cast<char>(value >> (8 * i)));
+    };
+    const std::string magic = "__CLANG_OFFLOAD_BUNDLE__";
+    bundle.insert(bundle.end(), magic.begin(), magic.end());
+    put64(2);
+    const std::uint64_t header = magic.size() + 8 + 2 * 24 + host_id.size() + device_id.size();
+    put64(header), put64(0), put64(host_id.size());
+    bundle.insert(bundle.end(), host_id.begin(), host_id.end());
+    put64(header), put64(result.code.size()), put64(device_id.size());
+    bundle.insert(bundle.end(), device_id.begin(), device_id.end());
+    bundle.insert(bundle.end(), result.code.begin(), result.code.end());
+    const auto info = read_code_object(bundle);
+    EXPECT_EQ(info.mach(), find_processor("gfx1030")->elf_mach);
+    EXPECT_TRUE(check_code_object(bundle, parse_target("gfx1030_36")).empty());
+    bundle.resize(bundle.size() - 100);
+    EXPECT_THROW(read_code_object(bundle), std::runtime_error);
+}
+
+// Debian's MIOpen, run by kdbgen: tools/miopen-roots makes the roots (as
+// root); KDBGEN_MIOPEN_ROOTS names their folder (default build-miopen/).
+class DebianMiopen : public ::testing::TestWithParam<std::string> {
+protected:
+    fs::path root;
+    void SetUp() override {
+        const char* env = std::getenv("KDBGEN_MIOPEN_ROOTS");
+        root = fs::path(env && *env ? env : (test::source_dir() / "build-miopen").string()) / GetParam();
+        if (!fs::exists(root / ".kdbgen-done")) GTEST_SKIP() << "no MIOpen root at " << root << " (tools/miopen-roots)";
+        if (geteuid() != 0) GTEST_SKIP() << "entering a root needs chroot (root)";
+    }
+    fs::path scratch(const std::string& name) {
+        const fs::path dir = fs::temp_directory_path() / ("kdbgen-engine-test-" + std::to_string(getpid()) + "-" + name);
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        return dir;
+    }
+};
+
+TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
+    const fs::path work = scratch("build-" + GetParam());
+    {
+        std::ofstream log(work / "net.log");
+        log << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+               "MIOpenDriver conv -n 4 -c 32 -H 28 -W 28 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 2 -t 1\n"
+               "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n"
+               "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    }
+    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                          "gfx1030_36", "--driver-log", (work / "net.log").string(), "-j", "2",
+                                          "--json", "-q"};
+    auto args = common;
+    args.insert(args.end(), {"-o", (work / "out").string()});
+    const auto built = test::run_kdbgen(args);
+    const auto report = nlohmann::json::parse(built.output.substr(built.output.find('{')));
+    const auto& card = report["targets"][0]["cards"][0];
+    EXPECT_EQ(card["db_basename"], "gfx1030_36");
+    const auto& by_file = card["kernels_by_file"];
+    if (GetParam() == "sid") {
+        ASSERT_EQ(built.exit_code, 0) << built.output;
+        EXPECT_EQ(card["replayed_ok"], 4) << card.dump(2);
+        // MIOpen 3.4.0's own kernels: naive_conv and im2col for the convolutions (no find-db record, no
+        // assembler in Debian's build: the dynamic solvers), batch norm's and pooling's OpenCL kernels.
+        for (const char* file : {"naive_conv.cpp.o", "MIOpenIm2d2Col.cl.o", "MIOpenBatchNormFwdTrainSpatial.cl.o",
+                                 "MIOpenPooling.cl.o"})
+            EXPECT_TRUE(by_file.contains(file)) << file << " missing: " << by_file.dump();
+    } else {
+        // MIOpen 3.5.1 in Debian experimental: its OpenCL kernels build (comgr), but every hiprtc compile
+        // fails with an empty log under the stub (batch norm and pooling are HIP in 3.5), so those problems
+        // fail (exit 1) and are named; what did build is still written and still found.
+        ASSERT_EQ(built.exit_code, 1) << built.output;
+        EXPECT_TRUE(by_file.contains("MIOpenConvDirUni.cl.o")) << by_file.dump();
+        for (const auto& failure : card["failures"])
+            EXPECT_TRUE(failure["kind"] == "batchnorm" || failure["kind"] == "pooling") << failure.dump();
+    }
+    const auto verify = test::run_kdbgen({"verify", (work / "out" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(verify.exit_code, 0) << verify.output;
+
+    if (GetParam() == "exp") {
+        fs::remove_all(work);
+        GTEST_SKIP() << "MIOpen 3.5.1 compiles nothing under --check-kdbs even with an empty folder installed, so "
+                        "the end-to-end check cannot tell yet; open in issue #24";
+    }
+    // The end-to-end check: MIOpen with this kdb as its system kdb and an empty user cache compiles nothing ...
+    args = common;
+    args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
+    const auto checked = test::run_kdbgen(args);
+    EXPECT_EQ(checked.exit_code, 0) << checked.output;
+    EXPECT_EQ(nlohmann::json::parse(checked.output.substr(checked.output.find('{')))["compiled"], 0) << checked.output;
+    // ... and without it compiles every kernel again (the check can fail).
+    fs::create_directories(work / "empty");
+    args = common;
+    args.insert(args.end(), {"--check-kdbs", (work / "empty").string()});
+    const auto unchecked = test::run_kdbgen(args);
+    EXPECT_EQ(unchecked.exit_code, 1) << unchecked.output;
+    fs::remove_all(work);
+}
+
+TEST_P(DebianMiopen, ALibraryThatIsNotMiopenIsAnErrorNamingIt) {
+    const fs::path work = scratch("bad-" + GetParam());
+    std::ofstream(work / "net.log") << "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n";
+    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
+                                          "/usr/lib/x86_64-linux-gnu/libz.so.1", "--targets", "gfx1030_36",
+                                          "--driver-log", (work / "net.log").string(), "-o", (work / "out").string()});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("libz.so.1"), std::string::npos) << result.output;
+    EXPECT_FALSE(fs::exists(work / "out" / "gfx1030_36.kdb"));
+    fs::remove_all(work);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, DebianMiopen, ::testing::Values("sid", "exp"),
+                         [](const auto& info) { return info.param == "sid" ? "MIOpen_3_4_0" : "MIOpen_3_5_1"; });
