@@ -52,6 +52,13 @@ struct CardReplay {
     std::size_t skipped = 0;              // problems the replay cannot express
     std::size_t compiler_starts = 0;      // compiler processes MIOpen started (wrapped compilers only)
     double seconds = 0;
+    // replay_card_to_fixpoint: kernels new in each round (the first round has
+    // no kdb installed, each later one the kdb of all kernels so far), and
+    // what MIOpen still compiled in the last round with that kdb installed:
+    // empty when the kdb serves every key it asks for. A key there that is
+    // new again in every round holds a value that changes from run to run.
+    std::vector<std::size_t> new_per_round;
+    std::vector<KdbKey> still_compiled;
 };
 
 // Finds the compilers the library starts (absolute paths of clang/clang++ in
@@ -65,5 +72,15 @@ std::vector<std::string> prepare_miopen_root(const EngineSetup& setup);
 // InputError when the library cannot be loaded at all (naming it and why);
 // a problem MIOpen throws on, or a replay that crashes, is an outcome.
 CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems);
+
+// What MIOpen compiles depends on what it finds: with some kernels in its
+// system kdb, its Find goes on to solutions it had not reached (MIOpen 3.5.1
+// compiles naive_conv for a 3x3 convolution only once the direct and
+// implicit-GEMM kernels load from a kdb). So the problems are replayed again
+// with the kernels so far installed as the system kdb, until MIOpen compiles
+// it compiles nothing with that kdb installed, or max_rounds is reached; the
+// last round is the end-to-end check.
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds);
 
 }  // namespace kdbgen

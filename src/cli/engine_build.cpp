@@ -11,6 +11,7 @@
 #include "kdbgen/paths.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -35,6 +36,11 @@ void EngineFlags::add_to(CLI::App& app) {
                    "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs, replay, and report what "
                    "MIOpen still compiles (0 when the kdbs hold every kernel it asks for); writes no kdb, exit 1 "
                    "when it compiles anything");
+    app.add_option("--engine-rounds", rounds,
+                   "with --engine miopen: replay each card until MIOpen, with the kernels so far installed as its "
+                   "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
+                   "is reported and the exit code is 1)")
+        ->check(CLI::Range(1u, 16u));
     app.add_option("--engine-helpers", helper_dir,
                    "folder with kdbgen-miopen-replay and hip-stub/ (default: libexec/kdbgen, or beside kdbgen)");
 }
@@ -80,6 +86,13 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"kernels_compiled_by_miopen", replay.records.size()},
             {"kernels_by_file", by_file},
             {"compiler_starts", replay.compiler_starts},
+            {"new_kernels_per_round", replay.new_per_round},
+            {"still_compiled", [&] {
+                 nlohmann::json keys = nlohmann::json::array();
+                 for (const auto& key : replay.still_compiled)
+                     keys.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
+                 return keys;
+             }()},
             {"seconds", replay.seconds},
             {"failures", failures}};
 }
@@ -107,7 +120,7 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
     prepare_miopen_root(setup);
 
     nlohmann::json report = nlohmann::json::array();
-    std::size_t failed_problems = 0, compiled_in_check = 0;
+    std::size_t failed_problems = 0, compiled_in_check = 0, still_compiled = 0;
     std::vector<std::vector<KdbRecord>> records_of(targets.size());
     for (std::size_t t = 0; t < targets.size(); ++t) {
         nlohmann::json cards = nlohmann::json::array();
@@ -116,7 +129,14 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
             if (!output.quiet)
                 fmt::print(stderr, "kdbgen: {}: replaying {} problems through {} ({} processes)\n", card.spec(),
                            problems.entries().size(), flags.library, setup.jobs);
-            CardReplay replay = replay_card(setup, card, problems);
+            CardReplay replay = checking ? replay_card(setup, card, problems)
+                                         : replay_card_to_fixpoint(setup, card, problems, flags.rounds);
+            still_compiled += replay.still_compiled.size();
+            if (!output.json)
+                for (const auto& key : replay.still_compiled)
+                    fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} again with the kdb installed (its key changes "
+                                       "from run to run, or MIOpen does not find it):\n  {}\n",
+                               card.spec(), key.kernel_name, key.kernel_args);
             std::size_t failed = 0;
             for (const auto& outcome : replay.outcomes)
                 if (!outcome.ok) {
@@ -128,10 +148,11 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
             failed_problems += failed - replay.skipped;
             compiled_in_check += replay.records.size();
             if (!output.quiet)
-                fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} kernels ({} compiler starts), {} of {} problems "
-                                   "replayed, {:.1f}s\n",
+                fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} kernels ({} compiler starts; new per round: {}), "
+                                   "{} of {} problems replayed, {:.1f}s\n",
                            card.spec(), replay.records.size(), replay.compiler_starts,
-                           replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
+                           fmt::join(replay.new_per_round, ", "), replay.outcomes.size() - failed,
+                           replay.outcomes.size(), replay.seconds);
             cards.push_back(card_json(replay));
             for (auto& record : replay.records)
                 if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
@@ -165,8 +186,9 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
                        human_bytes(stats[t].file_bytes));
     }
     if (output.json) print_json({{"engine", "miopen"}, {"library", flags.library}, {"root", flags.root},
-                                 {"targets", report}, {"failed_problems", failed_problems}});
-    return failed_problems ? kExitSomeFailed : kExitOk;
+                                 {"targets", report}, {"failed_problems", failed_problems},
+                                 {"still_compiled", still_compiled}});
+    return failed_problems || still_compiled ? kExitSomeFailed : kExitOk;
 }
 
 }  // namespace kdbgen::cli

@@ -17,6 +17,7 @@ struct EngineFlags {
     std::string root = "/";
     std::string check_kdbs;  // a folder of kdbs to check instead of building
     std::string helper_dir;
+    unsigned rounds = 4;
     void add_to(CLI::App& app);
 };
 

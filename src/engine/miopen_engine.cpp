@@ -412,4 +412,51 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     return report;
 }
 
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds) {
+    CardReplay total;
+    std::map<KdbKey, std::size_t> index;  // key -> position in total.records
+    std::string folder = (fs::temp_directory_path() / "kdbgen-engine-kdb-XXXXXX").string();
+    if (!mkdtemp(folder.data()))
+        throw InputError(located(fs::temp_directory_path().string(), 0,
+                                 std::string("cannot make a folder (TMPDIR): ") + std::strerror(errno)));
+    struct Remove {
+        fs::path dir;
+        ~Remove() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } remove{folder};
+    for (unsigned round = 0; round < std::max(1u, max_rounds); ++round) {
+        EngineSetup this_round = setup;
+        if (round > 0) {
+            std::vector<KdbRecord> so_far = total.records;
+            write_kdb(fs::path(folder) / card.kdb_filename(), so_far);
+            this_round.system_db = fs::path(folder);
+        }
+        CardReplay replay = replay_card(this_round, card, problems);
+        if (round == 0) {
+            total.card = replay.card;
+            total.outcomes = replay.outcomes;
+            total.skipped = replay.skipped;
+        } else {
+            // A problem that failed in the first round may get through now; keep the latest word.
+            total.outcomes = replay.outcomes;
+        }
+        total.compiler_starts += replay.compiler_starts;
+        total.seconds += replay.seconds;
+        std::size_t fresh = 0;
+        total.still_compiled.clear();
+        for (auto& record : replay.records) {
+            if (round > 0) total.still_compiled.push_back(record.key);
+            if (!index.emplace(record.key, total.records.size()).second) continue;
+            total.records.push_back(std::move(record));
+            ++fresh;
+        }
+        total.new_per_round.push_back(fresh);
+        if (round > 0 && total.still_compiled.empty()) break;
+    }
+    return total;
+}
+
 }  // namespace kdbgen

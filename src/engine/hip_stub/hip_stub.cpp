@@ -213,6 +213,14 @@ KDBGEN_STUB_EXPORT HipError hipGetDevicePropertiesR0600(void* prop, int id) {
     return kSuccess;
 }
 
+#if KDBGEN_HIP_MAJOR >= 7
+// HIP 7's hiprtc (which MIOpen 3.5 compiles its HIP kernels with) dlopens
+// "libamdhip64.so" and asks hipGetDevice and hipGetDeviceProperties for the
+// device; unanswered (the real runtime finds no GPU) every compile fails with
+// an empty log. In HIP 7 the unversioned name has the R0600 layout.
+KDBGEN_STUB_EXPORT HipError hipGetDeviceProperties(void* prop, int id) { return hipGetDevicePropertiesR0600(prop, id); }
+#endif
+
 KDBGEN_STUB_EXPORT const char* hipGetErrorString(HipError error) {
     return error == kSuccess ? "hipSuccess" : "kdbgen-hip-stub error";
 }
