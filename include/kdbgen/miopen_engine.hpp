@@ -68,6 +68,10 @@ struct CardReplay {
 // Throws InputError naming a compiler the root lacks.
 std::vector<std::string> prepare_miopen_root(const EngineSetup& setup);
 
+// MIOpen's own system db folder inside the root (find-dbs, perf-dbs, tuning
+// models), as a path inside it; nullopt when the installation has none.
+std::optional<fs::path> installed_system_db(const EngineSetup& setup);
+
 // Replays the problems on one card (a target with its CU count). Throws
 // InputError when the library cannot be loaded at all (naming it and why);
 // a problem MIOpen throws on, or a replay that crashes, is an outcome.

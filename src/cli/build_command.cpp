@@ -386,12 +386,12 @@ nlohmann::json costs_json(const Costs& costs) {
 
 int run_build(const BuildOptions& options) {
     if (options.engine.engine == "miopen") {
-        if (!options.manifest.empty() || !options.miopen_src.empty() || !options.shard.empty() || options.dry_run)
-            throw InputError("--engine miopen takes no --manifest, --miopen-src, --shard or --dry-run: the installed "
-                             "MIOpen plans and compiles");
+        if (!options.manifest.empty() || !options.miopen_src.empty() || options.dry_run)
+            throw InputError("--engine miopen takes no --manifest, --miopen-src or --dry-run: the installed MIOpen "
+                             "plans and compiles");
         return run_engine_build(options.engine, options.targets.resolve(), gather_problems(options.problem_sources()),
-                                EngineBuildOutput{options.output, options.update, options.json, options.quiet,
-                                                  options.jobs});
+                                EngineBuildOutput{options.output, options.shard, options.update, options.json,
+                                                  options.quiet, options.jobs});
     }
     const auto started = std::chrono::steady_clock::now();
     PhaseClock clock;

@@ -9,6 +9,7 @@
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/miopen_engine.hpp"
 #include "kdbgen/paths.hpp"
+#include "kdbgen/plan.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -99,8 +100,18 @@ nlohmann::json card_json(const CardReplay& replay) {
 
 }  // namespace
 
-int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
+int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& all_problems,
                      const EngineBuildOutput& output) {
+    // A shard is a slice of the problems; what MIOpen compiles for a problem
+    // does not depend on the others, so merged shards give every key.
+    ProblemSet sharded;
+    if (!output.shard.empty()) {
+        const ShardSpec spec = parse_shard(output.shard);
+        const auto& entries = all_problems.entries();
+        for (std::size_t i = spec.index; i < entries.size(); i += spec.count)
+            for (const auto& origin : entries[i].origins) sharded.add(entries[i].problem, origin);
+    }
+    const ProblemSet& problems = output.shard.empty() ? all_problems : sharded;
     const bool checking = !flags.check_kdbs.empty();
     if (!checking && output.output.empty()) throw InputError("no output folder: give -o DIR");
     if (problems.entries().empty())

@@ -23,6 +23,7 @@ struct EngineFlags {
 
 struct EngineBuildOutput {
     std::string output;
+    std::string shard;  // K/N: every N-th problem from the K-th (merge the shards' kdbs with kdbgen merge)
     bool update = false, json = false, quiet = false;
     unsigned jobs = 0;
 };

@@ -254,6 +254,18 @@ std::string stderr_tail(const fs::path& shard_dir) {
 
 }  // namespace
 
+std::optional<fs::path> installed_system_db(const EngineSetup& setup) {
+    // MIOpen's system db folder is <prefix>/share/miopen/db, fixed when it was
+    // built: 3.5.1 (Debian 7.2.4) names /usr/share/miopen/db, 3.4.0 (6.4.3)
+    // finds share/miopen/db next to its library's prefix.
+    std::vector<fs::path> candidates{"/usr/share/miopen/db"};
+    for (fs::path dir = setup.library.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+        candidates.push_back(dir / "share" / "miopen" / "db");
+    for (const auto& candidate : candidates)
+        if (fs::is_directory(inside(setup.root, candidate))) return candidate;
+    return std::nullopt;
+}
+
 std::vector<std::string> prepare_miopen_root(const EngineSetup& setup) {
     const fs::path library = inside(setup.root, setup.library);
     std::error_code ec;
@@ -327,10 +339,22 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     copy_helpers(setup, run.host);
     std::optional<fs::path> system_db_view;
     if (setup.system_db) {
-        fs::create_directories(run.host / "system-db");
+        // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder: the
+        // folder given holds links to everything of the installed one (its
+        // find-dbs, perf-dbs and tuning models, which decide what MIOpen
+        // compiles: Debian's 3.5.1 ships them) and the kdbs to install.
+        const fs::path folder = run.host / "system-db";
+        fs::create_directories(folder);
+        if (const auto installed = installed_system_db(setup)) {
+            std::error_code ec;
+            for (const auto& entry : fs::directory_iterator(inside(setup.root, *installed), ec))
+                fs::create_symlink(*installed / entry.path().filename(), folder / entry.path().filename());
+        }
         for (const auto& entry : fs::directory_iterator(*setup.system_db))
-            if (entry.path().extension() == ".kdb")
-                fs::copy_file(entry.path(), run.host / "system-db" / entry.path().filename());
+            if (entry.path().extension() == ".kdb") {
+                fs::remove(folder / entry.path().filename());
+                fs::copy_file(entry.path(), folder / entry.path().filename());
+            }
         system_db_view = run.root_view / "system-db";
     }
 
@@ -358,6 +382,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
                 "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
                 "MIOPEN_LOG_LEVEL=" + std::string(std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") ? std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") : "4"),
             };
+            if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON")) environment.push_back(std::string("KDBGEN_REPLAY_CRASH_ON=") + crash);
             fs::create_directories(shard_dir / "tmp");
             if (system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + system_db_view->string());
             ReplayResult result;

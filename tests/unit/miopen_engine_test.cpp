@@ -236,5 +236,80 @@ TEST_P(DebianMiopen, ALibraryThatIsNotMiopenIsAnErrorNamingIt) {
     fs::remove_all(work);
 }
 
+TEST_P(DebianMiopen, ASymbolTheStubLacksIsNamed) {
+    // A MIOpen built against a HIP newer than the stub: the loader's own words name the symbol.
+    const fs::path work = scratch("symbol-" + GetParam());
+    fs::copy_file(KDBGEN_TEST_FAKE_MIOPEN, root / "tmp" / "libkdbgen-fake-miopen.so",
+                  fs::copy_options::overwrite_existing);
+    std::ofstream(work / "net.log") << "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n";
+    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
+                                          "/tmp/libkdbgen-fake-miopen.so", "--targets", "gfx1030_36", "--driver-log",
+                                          (work / "net.log").string(), "-o", (work / "out").string()});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("hipFunctionTheStubLacks"), std::string::npos) << result.output;
+    EXPECT_FALSE(fs::exists(work / "out"));
+    fs::remove(root / "tmp" / "libkdbgen-fake-miopen.so");
+    fs::remove_all(work);
+}
+
+TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
+    // Three problems in one replay process: MIOpen rejects the first (an add of tensors that do not broadcast), the
+    // replay crashes on the second (KDBGEN_REPLAY_CRASH_ON, as a crash inside MIOpen would), the third builds.
+    ProblemSet problems;
+    TensorOpProblem mismatched;
+    mismatched.a.dims = {8, 64, 7, 7};
+    mismatched.b.dims = {8, 32, 7, 7};
+    problems.add(mismatched, "test:1");
+    for (const char* line : {"bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1",
+                             "pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1"})
+        for (auto& problem : parse_driver_command(line)) problems.add(problem, std::string("test:") + line);
+    ASSERT_EQ(problems.entries().size(), 3u);
+    EngineSetup setup;
+    setup.root = root;
+    setup.library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
+    setup.helper_dir = fs::path(test::kdbgen_binary()).parent_path();
+    ASSERT_EQ(setenv("KDBGEN_REPLAY_CRASH_ON", "1", 1), 0);
+    const CardReplay replay = replay_card(setup, parse_target("gfx1030_36"), problems);
+    unsetenv("KDBGEN_REPLAY_CRASH_ON");
+    ASSERT_EQ(replay.outcomes.size(), 3u);
+    EXPECT_FALSE(replay.outcomes[0].ok);
+    EXPECT_NE(replay.outcomes[0].message.find("miopenOpTensor: miopenStatus"), std::string::npos)
+        << replay.outcomes[0].message;
+    EXPECT_FALSE(replay.outcomes[1].ok);
+    EXPECT_NE(replay.outcomes[1].message.find("crashed (signal 6"), std::string::npos) << replay.outcomes[1].message;
+    EXPECT_TRUE(replay.outcomes[2].ok) << replay.outcomes[2].message;
+    bool pooling = false;
+    for (const auto& record : replay.records) pooling |= record.key.kernel_name.starts_with("MIOpenPooling");
+    EXPECT_TRUE(pooling) << "the problem after the crash was replayed in a new process";
+}
+
+TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
+    const fs::path work = scratch("shards-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+           "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 2 -b 0 -r 1\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    auto build = [&](const std::string& out, const std::string& shard) {
+        std::vector<std::string> args{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                      "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
+                                      (work / out).string(), "-q"};
+        if (!shard.empty()) args.insert(args.end(), {"--shard", shard});
+        return test::run_kdbgen(args);
+    };
+    for (const auto& [out, shard] : std::vector<std::pair<std::string, std::string>>{{"all", ""}, {"s1", "1/2"}, {"s2", "2/2"}}) {
+        const auto result = build(out, shard);
+        ASSERT_EQ(result.exit_code, 0) << shard << "\n" << result.output;
+    }
+    fs::create_directories(work / "merged");
+    const auto merged = test::run_kdbgen({"merge", (work / "merged" / "gfx1030_36.kdb").string(),
+                                          (work / "s1" / "gfx1030_36.kdb").string(),
+                                          (work / "s2" / "gfx1030_36.kdb").string()});
+    ASSERT_EQ(merged.exit_code, 0) << merged.output;
+    const auto diff = test::run_kdbgen({"diff", (work / "all" / "gfx1030_36.kdb").string(),
+                                        (work / "merged" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(diff.exit_code, 0) << diff.output;
+    fs::remove_all(work);
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, DebianMiopen, ::testing::Values("sid", "exp"),
                          [](const auto& info) { return info.param == "sid" ? "MIOpen_3_4_0" : "MIOpen_3_5_1"; });

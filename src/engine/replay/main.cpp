@@ -477,6 +477,8 @@ int main(int argc, char** argv) {
         }
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
+        // Fault injection for kdbgen's tests: a crash inside MIOpen on this problem.
+        if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON"); crash && id == crash) std::abort();
         try {
             replay(handle, kind, fields, Notes{id});
             std::printf("done %s ok\n", id.c_str());
