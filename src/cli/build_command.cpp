@@ -832,11 +832,15 @@ Action add_plan_command(CLI::App& app) {
     add_plan_source_flags(*sub, *options);
     add_problem_source_flags(*sub, *options);
     add_miopen_flags(*sub, *options);
+    options->engine.add_to(*sub);
     sub->add_flag("--json", options->json, "print JSON (the deterministic work list)");
     auto shards = std::make_shared<unsigned>(0);
     sub->add_option("--shards", *shards, "also show which of N shards (build --shard K/N) builds each kernel");
     return [options, shards]() {
         const auto sources = options->problem_sources();
+        if (options->engine.engine == "miopen")
+            return run_engine_plan(options->engine, options->targets.resolve(), gather_problems(sources),
+                                   options->json);
         const bool solver_plan = !options->miopen_src.empty() || (options->targets.list_given && !sources.empty()) ||
                                  (options->targets.file_given && !sources.empty());
         if (!sources.empty() && !solver_plan) {

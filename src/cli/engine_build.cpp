@@ -100,6 +100,48 @@ nlohmann::json card_json(const CardReplay& replay) {
 
 }  // namespace
 
+int run_engine_plan(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
+                    bool json) {
+    if (problems.entries().empty())
+        throw InputError("--engine miopen needs problems: give --network, --driver-log, --find-db or --onnx");
+    nlohmann::json lines = nlohmann::json::array();
+    std::size_t replayable = 0;
+    for (const auto& entry : problems.entries()) {
+        std::string why;
+        const auto line = replay_line(entry.problem, &why);
+        replayable += line.has_value();
+        lines.push_back({{"kind", problem_kind(entry.problem)}, {"key", entry.key}, {"origins", entry.origins},
+                         {"replay", line ? nlohmann::json(*line) : nlohmann::json(nullptr)},
+                         {"not_replayed", line ? "" : why}});
+    }
+    nlohmann::json report = nlohmann::json::array();
+    for (const auto& target : targets) {
+        nlohmann::json cards = nlohmann::json::array();
+        for (const auto& card : cards_of(target))
+            cards.push_back({{"card", card.spec()}, {"stub_arch", card.reported_target_id()},
+                             {"stub_cus", card.compute_units}, {"db_basename", card.db_basename()}});
+        report.push_back({{"target", target.spec()}, {"kdb", target.kdb_filename()}, {"cards", cards}});
+    }
+    if (json) {
+        print_json({{"engine", "miopen"}, {"library", flags.library}, {"root", flags.root}, {"targets", report},
+                    {"problems", lines}, {"replayable", replayable}});
+        return kExitOk;
+    }
+    for (const auto& target : report) {
+        fmt::print("{} ({}): replayed on", target["kdb"].get<std::string>(), target["target"].get<std::string>());
+        for (const auto& card : target["cards"])
+            fmt::print(" {} (stub {} with {} CUs)", card["card"].get<std::string>(),
+                       card["stub_arch"].get<std::string>(), card["stub_cus"].get<unsigned>());
+        fmt::print("\n");
+    }
+    for (const auto& line : lines)
+        if (line["replay"].is_null())
+            fmt::print("not replayed: {} {}: {}\n", line["kind"].get<std::string>(), line["key"].get<std::string>(),
+                       line["not_replayed"].get<std::string>());
+    fmt::print("{} of {} problems replayed through {} per card\n", replayable, lines.size(), flags.library);
+    return kExitOk;
+}
+
 int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& all_problems,
                      const EngineBuildOutput& output) {
     // A shard is a slice of the problems; what MIOpen compiles for a problem

@@ -31,4 +31,9 @@ struct EngineBuildOutput {
 int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
                      const EngineBuildOutput& output);
 
+// plan --engine miopen: the cards each target is replayed on and the replay
+// line of every problem (or why it cannot be replayed); runs no MIOpen.
+int run_engine_plan(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
+                    bool json);
+
 }  // namespace kdbgen::cli

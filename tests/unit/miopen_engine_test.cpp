@@ -313,3 +313,23 @@ TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
 
 INSTANTIATE_TEST_SUITE_P(Versions, DebianMiopen, ::testing::Values("sid", "exp"),
                          [](const auto& info) { return info.param == "sid" ? "MIOpen_3_4_0" : "MIOpen_3_5_1"; });
+
+TEST(EnginePlan, ListsEveryCardAndEveryProblemsReplayLine) {
+    const fs::path log = fs::temp_directory_path() / ("kdbgen-engine-plan-" + std::to_string(getpid()) + ".log");
+    std::ofstream(log) << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+                          "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const auto result = test::run_kdbgen({"plan", "--engine", "miopen", "--targets", "gfx1030,gfx90a:sramecc+:xnack-_110",
+                                          "--driver-log", log.string(), "--json"});
+    fs::remove(log);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const auto report = nlohmann::json::parse(result.output);
+    EXPECT_EQ(report["replayable"], 2);
+    // An arch-wide target is replayed on every card products.toml lists; the stub reports ROCm's target ID.
+    const auto& gfx1030 = report["targets"][0]["cards"];
+    EXPECT_GE(gfx1030.size(), 2u) << gfx1030.dump();
+    const auto& mi210 = report["targets"][1]["cards"][0];
+    EXPECT_EQ(mi210["stub_arch"], "gfx90a:sramecc+:xnack-");
+    EXPECT_EQ(mi210["stub_cus"], 110);
+    EXPECT_EQ(mi210["db_basename"], "gfx90a6e");
+    EXPECT_TRUE(report["problems"][0]["replay"].get<std::string>().starts_with("conv dir=F x=1,64,56,56")) << report.dump(2);
+}
