@@ -43,6 +43,7 @@ struct ReplayOutcome {
     bool ok = false;
     std::string message;             // why it failed (MIOpen's status, a crash, ...)
     std::vector<std::string> notes;  // calls that failed while the rest went on
+    std::vector<std::string> miopen_errors;  // MIOpen's own error lines while on this problem (its log)
 };
 
 struct CardReplay {

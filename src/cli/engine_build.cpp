@@ -75,10 +75,17 @@ nlohmann::json card_json(const CardReplay& replay) {
             continue;
         }
         failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
-                            {"notes", outcome.notes}});
+                            {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors}});
     }
     std::map<std::string, std::size_t> by_file;
     for (const auto& record : replay.records) ++by_file[record.key.kernel_name];
+    // Problems that went through but on the way MIOpen reported errors (a
+    // solution whose kernel failed to build, a kernel source it lacks).
+    nlohmann::json with_errors = nlohmann::json::array();
+    for (const auto& outcome : replay.outcomes)
+        if (outcome.ok && (!outcome.miopen_errors.empty() || !outcome.notes.empty()))
+            with_errors.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"notes", outcome.notes},
+                                   {"miopen_errors", outcome.miopen_errors}});
     return {{"card", replay.card.spec()},
             {"db_basename", replay.card.db_basename()},
             {"problems", replay.outcomes.size()},
@@ -95,7 +102,8 @@ nlohmann::json card_json(const CardReplay& replay) {
                  return keys;
              }()},
             {"seconds", replay.seconds},
-            {"failures", failures}};
+            {"failures", failures},
+            {"replayed_with_miopen_errors", with_errors}};
 }
 
 }  // namespace
@@ -194,9 +202,11 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
             for (const auto& outcome : replay.outcomes)
                 if (!outcome.ok) {
                     ++failed;
-                    if (!output.json && !output.quiet)
+                    if (!output.json && !output.quiet) {
                         fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card.spec(), outcome.kind, outcome.key,
                                    outcome.message);
+                        for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
+                    }
                 }
             failed_problems += failed - replay.skipped;
             compiled_in_check += replay.records.size();

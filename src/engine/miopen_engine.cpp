@@ -46,6 +46,10 @@ real="{}"
 if [ -n "${{KDBGEN_COMPILE_LOG:-}}" ]; then
     printf '%s %s\n' "$0" "$*" >> "$KDBGEN_COMPILE_LOG"
 fi
+# Fault injection for kdbgen's tests: fail the compiles whose arguments hold this text.
+case "$*" in
+    *"${{KDBGEN_COMPILER_FAIL_ON:-@@none@@}}"*) echo "kdbgen: injected compiler failure" >&2; exit 1 ;;
+esac
 hip=0
 pending=0
 for arg do
@@ -245,6 +249,27 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
     return current;
 }
 
+// MIOpen's error lines in a replay's standard error, by the problem it was on
+// (the replay marks each start); at most a dozen a problem.
+std::map<std::size_t, std::vector<std::string>> miopen_errors_by_problem(const fs::path& shard_dir) {
+    std::map<std::size_t, std::vector<std::string>> errors;
+    std::ifstream in(shard_dir / "stderr.txt");
+    std::string line;
+    std::optional<std::size_t> current;
+    constexpr std::string_view marker = "@@kdbgen-replay start ";
+    while (std::getline(in, line)) {
+        if (line.starts_with(marker)) {
+            current = std::strtoull(line.c_str() + marker.size(), nullptr, 10);
+            continue;
+        }
+        if (!current) continue;
+        const bool error = line.find("Error") != std::string::npos || line.find("error:") != std::string::npos;
+        auto& lines = errors[*current];
+        if (error && lines.size() < 12) lines.push_back(line.size() > 2000 ? line.substr(0, 2000) + " ..." : line);
+    }
+    return errors;
+}
+
 std::string stderr_tail(const fs::path& shard_dir) {
     std::ifstream in(shard_dir / "stderr.txt");
     std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -281,16 +306,21 @@ std::vector<std::string> prepare_miopen_root(const EngineSetup& setup) {
     }
     for (const auto& path : compilers) {
         const fs::path host = inside(setup.root, path);
-        if (fs::exists(host) && is_wrapper(host)) continue;
-        std::string real = real_compiler_for(setup.root, path);
-        fs::create_directories(host.parent_path());
-        if (fs::is_symlink(host)) {
-            fs::remove(host);
-        } else if (fs::exists(host)) {
-            // A real binary at the path itself: keep it beside the wrapper.
-            fs::rename(host, host.string() + ".kdbgen-real");
-            real = path + ".kdbgen-real";
+        const bool ours = fs::exists(host) && is_wrapper(host);
+        // A real binary that stood at the path itself is kept beside the wrapper.
+        const bool kept_beside = fs::exists(host.string() + ".kdbgen-real");
+        std::string real = kept_beside ? path + ".kdbgen-real" : real_compiler_for(setup.root, path);
+        if (!ours) {
+            fs::create_directories(host.parent_path());
+            if (fs::is_symlink(host)) {
+                fs::remove(host);
+            } else if (fs::exists(host)) {
+                fs::rename(host, host.string() + ".kdbgen-real");
+                real = path + ".kdbgen-real";
+            }
         }
+        // A wrapper of another kdbgen version is replaced.
+        if (ours && read_text_file(host) == compiler_wrapper(real)) continue;
         const fs::path temporary = host.string() + ".kdbgen-tmp";
         {
             std::ofstream out(temporary, std::ios::trunc);
@@ -382,7 +412,9 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
                 "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
                 "MIOPEN_LOG_LEVEL=" + std::string(std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") ? std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") : "4"),
             };
-            if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON")) environment.push_back(std::string("KDBGEN_REPLAY_CRASH_ON=") + crash);
+            // Fault injection for kdbgen's tests: a crash in the replay, a failing compiler.
+            for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_COMPILER_FAIL_ON"})
+                if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
             fs::create_directories(shard_dir / "tmp");
             if (system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + system_db_view->string());
             ReplayResult result;
@@ -397,6 +429,8 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
                 remaining.erase(remaining.begin(), at == remaining.end() ? remaining.end() : at + 1);
             }
             if (!result.load_failure.empty()) result.load_failure += "\n" + stderr_tail(shard_dir);
+            for (auto& [index, lines] : miopen_errors_by_problem(shard_dir))
+                if (result.outcomes.count(index)) result.outcomes[index].miopen_errors = std::move(lines);
             std::lock_guard guard(merged_lock);
             for (auto& [index, outcome] : result.outcomes) merged.outcomes[index] = std::move(outcome);
             if (merged.load_failure.empty()) merged.load_failure = result.load_failure;

@@ -283,6 +283,35 @@ TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
     EXPECT_TRUE(pooling) << "the problem after the crash was replayed in a new process";
 }
 
+TEST_P(DebianMiopen, AFailingCompileIsReportedWithMiopensWordsAndCostsOnlyItsKernel) {
+    if (GetParam() != "sid") GTEST_SKIP() << "MIOpen 3.5.1 compiles in-process (hiprtc, comgr): no compiler to fail";
+    const fs::path work = scratch("compiler-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    ASSERT_EQ(setenv("KDBGEN_COMPILER_FAIL_ON", "naive_conv.cpp", 1), 0);
+    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                          "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
+                                          (work / "out").string(), "--json", "-q", "--engine-rounds", "1"});
+    unsetenv("KDBGEN_COMPILER_FAIL_ON");
+    const auto report = nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    const auto& card = report["targets"][0]["cards"][0];
+    // The convolution's other kernel (im2col) and the pooling kernel are in the kdb; naive_conv is not.
+    const auto& by_file = card["kernels_by_file"];
+    EXPECT_TRUE(by_file.contains("MIOpenPooling.cl.o")) << by_file.dump();
+    EXPECT_TRUE(by_file.contains("MIOpenIm2d2Col.cl.o")) << by_file.dump();
+    EXPECT_FALSE(by_file.contains("naive_conv.cpp.o")) << by_file.dump();
+    // MIOpen's own words name the failed compile, under the convolution that asked for it.
+    std::string errors;
+    for (const auto* list : {&card["failures"], &card["replayed_with_miopen_errors"]})
+        for (const auto& problem : *list)
+            if (problem["kind"] == "conv")
+                for (const auto& line : problem["miopen_errors"]) errors += line.get<std::string>() + "\n";
+    EXPECT_NE(errors.find("naive_conv.cpp"), std::string::npos) << card.dump(2);
+    EXPECT_TRUE(fs::exists(work / "out" / "gfx1030_36.kdb"));
+    fs::remove_all(work);
+}
+
 TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
     const fs::path work = scratch("shards-" + GetParam());
     std::ofstream(work / "net.log")

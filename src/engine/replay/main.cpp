@@ -19,12 +19,14 @@
 // On standard output, flushed line by line so that kdbgen knows which problem
 // a crash interrupted: "start <id>", then "done <id> ok" or
 // "done <id> fail <call>: <MIOpen's status text>"; "note <id> <text>" for a
-// call that failed on the way while the rest went on.
+// call that failed on the way while the rest went on. On standard error,
+// "@@kdbgen-replay start <id>" before MIOpen's own log lines of a problem.
 #include "miopen_api.hpp"
 
 #include <dlfcn.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -170,9 +172,10 @@ struct Notes {
 
 // Find (MIOpen's default find mode, as a framework's first call), then the
 // convolution itself with the winner (its invoke-time helpers: transposes,
-// SetTensor, im2col), then every solution through the immediate API's
-// CompileSolution, which asks for other keys than Find and compiles one
-// solution per call, so that one failing kernel does not hide the others.
+// SetTensor, im2col), then every solution through the immediate API:
+// CompileSolution asks for other keys than Find and compiles one solution per
+// call, so that one failing kernel does not hide the others, and running it
+// builds that solution's invoke-time helpers too.
 void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
     const auto types = ints(field(f, "types"));
     const auto layouts = words(field(f, "layouts"));
@@ -259,18 +262,35 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
         check(lib->miopenConvolutionBackwardWeightsGetSolution(handle, y.desc, x.desc, conv, w.desc, 64, &count,
                                                                solutions),
               "miopenConvolutionBackwardWeightsGetSolution");
+    std::size_t largest_workspace = 0;
+    for (std::size_t i = 0; i < count; ++i) largest_workspace = std::max(largest_workspace, solutions[i].workspace_size);
+    Buffer solution_workspace(largest_workspace);
     for (std::size_t i = 0; i < count; ++i) {
         try {
+            // Compiled, then run once: running builds the solution's invoke-time helpers (im2col, transposes)
+            // even where Find failed before reaching them.
             const auto id = solutions[i].solution_id;
-            if (dir == "F")
+            void* ws = solution_workspace.data;
+            const std::size_t ws_size = solutions[i].workspace_size;
+            if (dir == "F") {
                 check(lib->miopenConvolutionForwardCompileSolution(handle, w.desc, x.desc, conv, y.desc, id),
                       "miopenConvolutionForwardCompileSolution");
-            else if (dir == "B")
+                check(lib->miopenConvolutionForwardImmediate(handle, w.desc, wb.data, x.desc, xb.data, conv, y.desc,
+                                                             yb.data, ws, ws_size, id),
+                      "miopenConvolutionForwardImmediate");
+            } else if (dir == "B") {
                 check(lib->miopenConvolutionBackwardDataCompileSolution(handle, y.desc, w.desc, conv, x.desc, id),
                       "miopenConvolutionBackwardDataCompileSolution");
-            else
+                check(lib->miopenConvolutionBackwardDataImmediate(handle, y.desc, yb.data, w.desc, wb.data, conv,
+                                                                  x.desc, xb.data, ws, ws_size, id),
+                      "miopenConvolutionBackwardDataImmediate");
+            } else {
                 check(lib->miopenConvolutionBackwardWeightsCompileSolution(handle, y.desc, x.desc, conv, w.desc, id),
                       "miopenConvolutionBackwardWeightsCompileSolution");
+                check(lib->miopenConvolutionBackwardWeightsImmediate(handle, y.desc, yb.data, x.desc, xb.data, conv,
+                                                                     w.desc, wb.data, ws, ws_size, id),
+                      "miopenConvolutionBackwardWeightsImmediate");
+            }
         } catch (const CallFailed& failure) {
             note(CallFailed(std::string(failure.what()) + " (solution " + std::to_string(solutions[i].solution_id) +
                             ")"));
@@ -477,6 +497,9 @@ int main(int argc, char** argv) {
         }
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
+        // MIOpen logs to standard error: the marker tells kdbgen whose lines follow.
+        std::fprintf(stderr, "@@kdbgen-replay start %s\n", id.c_str());
+        std::fflush(stderr);
         // Fault injection for kdbgen's tests: a crash inside MIOpen on this problem.
         if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON"); crash && id == crash) std::abort();
         try {

@@ -88,6 +88,15 @@ struct ConvSolution {
       Status (*)(Handle, TensorDescriptor, TensorDescriptor, ConvolutionDescriptor, TensorDescriptor, std::uint64_t)) \
     X(miopenConvolutionBackwardWeightsCompileSolution,                                                                 \
       Status (*)(Handle, TensorDescriptor, TensorDescriptor, ConvolutionDescriptor, TensorDescriptor, std::uint64_t)) \
+    X(miopenConvolutionForwardImmediate,                                                                               \
+      Status (*)(Handle, TensorDescriptor, const void*, TensorDescriptor, const void*, ConvolutionDescriptor,          \
+                 TensorDescriptor, void*, void*, std::size_t, std::uint64_t))                                          \
+    X(miopenConvolutionBackwardDataImmediate,                                                                          \
+      Status (*)(Handle, TensorDescriptor, const void*, TensorDescriptor, const void*, ConvolutionDescriptor,          \
+                 TensorDescriptor, void*, void*, std::size_t, std::uint64_t))                                          \
+    X(miopenConvolutionBackwardWeightsImmediate,                                                                       \
+      Status (*)(Handle, TensorDescriptor, const void*, TensorDescriptor, const void*, ConvolutionDescriptor,          \
+                 TensorDescriptor, void*, void*, std::size_t, std::uint64_t))                                          \
     X(miopenDeriveBNTensorDescriptor, Status (*)(TensorDescriptor, TensorDescriptor, int))                             \
     X(miopenBatchNormalizationForwardTraining,                                                                         \
       Status (*)(Handle, int, void*, void*, TensorDescriptor, const void*, TensorDescriptor, void*, TensorDescriptor,  \
