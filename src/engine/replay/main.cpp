@@ -159,6 +159,23 @@ struct Tensor {
     Tensor& operator=(const Tensor&) = delete;
 };
 
+// A MIOpen descriptor, destroyed when it goes out of scope.
+template <typename Descriptor>
+struct Owned {
+    Descriptor handle = nullptr;
+    api::Status (*destroy)(Descriptor) = nullptr;
+    ~Owned() {
+        if (handle) destroy(handle);
+    }
+};
+
+template <typename Descriptor>
+Owned<Descriptor> create(api::Status (*create_one)(Descriptor*), api::Status (*destroy)(Descriptor), const char* name) {
+    Owned<Descriptor> owned{nullptr, destroy};
+    check(create_one(&owned.handle), name);
+    return owned;
+}
+
 // alpha/beta as MIOpen reads them: float for every type but double.
 const float kOne = 1.0f, kZero = 0.0f;
 
@@ -184,12 +201,9 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
     Tensor w(numbers(field(f, "w")), types[1], layouts[1]);
     Tensor y(numbers(field(f, "y")), types[2], layouts[2]);
     const auto pads = ints(field(f, "pad")), strides = ints(field(f, "stride")), dilations = ints(field(f, "dil"));
-    api::ConvolutionDescriptor conv = nullptr;
-    check(lib->miopenCreateConvolutionDescriptor(&conv), "miopenCreateConvolutionDescriptor");
-    struct Guard {
-        api::ConvolutionDescriptor c;
-        ~Guard() { lib->miopenDestroyConvolutionDescriptor(c); }
-    } guard{conv};
+    const auto owned_conv = create(lib->miopenCreateConvolutionDescriptor, lib->miopenDestroyConvolutionDescriptor,
+                                   "miopenCreateConvolutionDescriptor");
+    const api::ConvolutionDescriptor conv = owned_conv.handle;
     check(lib->miopenInitConvolutionNdDescriptor(conv, static_cast<int>(pads.size()), pads.data(), strides.data(),
                                                  dilations.data(), api::kConvolutionMode),
           "miopenInitConvolutionNdDescriptor");
@@ -337,12 +351,9 @@ void replay_pooling(api::Handle handle, const Fields& f) {
     const int type = static_cast<int>(integer(f, "type"));
     const std::string layout = f.count("layout") ? field(f, "layout") : "NCHW";
     Tensor x(numbers(field(f, "x")), type, layout), y(numbers(field(f, "y")), type, layout);
-    api::PoolingDescriptor pool = nullptr;
-    check(lib->miopenCreatePoolingDescriptor(&pool), "miopenCreatePoolingDescriptor");
-    struct Guard {
-        api::PoolingDescriptor p;
-        ~Guard() { lib->miopenDestroyPoolingDescriptor(p); }
-    } guard{pool};
+    const auto owned_pool = create(lib->miopenCreatePoolingDescriptor, lib->miopenDestroyPoolingDescriptor,
+                                   "miopenCreatePoolingDescriptor");
+    const api::PoolingDescriptor pool = owned_pool.handle;
     auto window = ints(field(f, "win")), pads = ints(field(f, "pad")), strides = ints(field(f, "stride"));
     check(lib->miopenSetNdPoolingDescriptor(pool, static_cast<int>(integer(f, "mode")),
                                             static_cast<int>(window.size()), window.data(), pads.data(),
@@ -370,12 +381,9 @@ void replay_activation(api::Handle handle, const Fields& f) {
     const int type = static_cast<int>(integer(f, "type"));
     const auto dims = numbers(field(f, "x"));
     Tensor x(dims, type, "NCHW"), y(dims, type, "NCHW");
-    api::ActivationDescriptor activation = nullptr;
-    check(lib->miopenCreateActivationDescriptor(&activation), "miopenCreateActivationDescriptor");
-    struct Guard {
-        api::ActivationDescriptor a;
-        ~Guard() { lib->miopenDestroyActivationDescriptor(a); }
-    } guard{activation};
+    const auto owned_activation = create(lib->miopenCreateActivationDescriptor,
+                                         lib->miopenDestroyActivationDescriptor, "miopenCreateActivationDescriptor");
+    const api::ActivationDescriptor activation = owned_activation.handle;
     check(lib->miopenSetActivationDescriptor(activation, static_cast<int>(integer(f, "mode")), 1.0, 1.0, 1.0),
           "miopenSetActivationDescriptor");
     Buffer xb(x.bytes), yb(y.bytes), dxb(x.bytes), dyb(y.bytes);
@@ -407,12 +415,9 @@ void replay_lrn(api::Handle handle, const Fields& f) {
     const int type = static_cast<int>(integer(f, "type"));
     const auto dims = numbers(field(f, "x"));
     Tensor x(dims, type, "NCHW"), y(dims, type, "NCHW");
-    api::LrnDescriptor lrn = nullptr;
-    check(lib->miopenCreateLRNDescriptor(&lrn), "miopenCreateLRNDescriptor");
-    struct Guard {
-        api::LrnDescriptor l;
-        ~Guard() { lib->miopenDestroyLRNDescriptor(l); }
-    } guard{lrn};
+    const auto owned_lrn = create(lib->miopenCreateLRNDescriptor, lib->miopenDestroyLRNDescriptor,
+                                  "miopenCreateLRNDescriptor");
+    const api::LrnDescriptor lrn = owned_lrn.handle;
     check(lib->miopenSetLRNDescriptor(lrn, static_cast<int>(integer(f, "mode")),
                                       static_cast<unsigned>(integer(f, "n")), std::stod(field(f, "alpha")),
                                       std::stod(field(f, "beta")), std::stod(field(f, "k"))),
