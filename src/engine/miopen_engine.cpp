@@ -2,6 +2,7 @@
 // kdbgen-hip-stub and collects what MIOpen compiled (include/kdbgen/miopen_engine.hpp).
 #include "kdbgen/miopen_engine.hpp"
 
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,14 +126,25 @@ std::string real_compiler_for(const fs::path& root, const std::string& path) {
     return real;
 }
 
-struct RunFolder {
+// A folder removed when kdbgen is done with it, or by the interrupt handler
+// (Ctrl-C, SIGTERM) if kdbgen is stopped first.
+struct ScratchFolder {
     fs::path host;  // as kdbgen sees it
-    fs::path root_view;  // as the replay sees it (inside the root)
-    ~RunFolder() {
+    int slot = -1;
+    void adopt(fs::path path) {
+        host = std::move(path);
+        slot = register_temporary_folder(host);
+    }
+    ~ScratchFolder() {
+        unregister_temporary(slot);
         if (host.empty() || std::getenv("KDBGEN_KEEP_ENGINE_RUN")) return;
         std::error_code ec;
         fs::remove_all(host, ec);
     }
+};
+
+struct RunFolder : ScratchFolder {
+    fs::path root_view;  // as the replay sees it (inside the root)
 };
 
 void copy_helpers(const EngineSetup& setup, const fs::path& to) {
@@ -190,6 +203,10 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
     if (pid == 0) {
+        // A process group of its own, which the interrupt handler kills with
+        // MIOpen's compilers; and no replay outlives kdbgen.
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(out_pipe[1], STDOUT_FILENO);
         if (err >= 0) dup2(err, STDERR_FILENO);
@@ -203,6 +220,7 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
         std::fflush(stdout);
         _exit(3);
     }
+    const int child_slot = register_child(pid);
     close(out_pipe[1]);
     FILE* stream = fdopen(out_pipe[0], "r");
     std::optional<std::size_t> current;
@@ -238,6 +256,7 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    unregister_temporary(child_slot);
     if (current) {
         auto& outcome = result.outcomes[*current];
         outcome.ok = false;
@@ -275,6 +294,23 @@ std::string stderr_tail(const fs::path& shard_dir) {
     std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (all.size() > 2000) all = all.substr(all.size() - 2000);
     return all;
+}
+
+// Run folders are named kdbgen-engine-<pid>-*: one whose kdbgen is gone
+// (SIGKILL, or an interrupt that raced a compiler still writing into it) is
+// removed by the next run.
+void remove_folders_of_dead_runs(const fs::path& base) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(base, ec)) {
+        const std::string name = entry.path().filename().string();
+        constexpr std::string_view prefix = "kdbgen-engine-";
+        if (!name.starts_with(prefix)) continue;
+        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+        if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+        std::error_code ignored;
+        fs::remove_all(entry.path(), ignored);
+        spdlog::debug("removed {}, left by kdbgen process {} that is gone", entry.path().string(), pid);
+    }
 }
 
 }  // namespace
@@ -359,10 +395,11 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     {
         const fs::path base = inside(setup.root, "/var/tmp");
         fs::create_directories(base);
-        std::string pattern = (base / "kdbgen-engine-XXXXXX").string();
+        remove_folders_of_dead_runs(base);
+        std::string pattern = (base / fmt::format("kdbgen-engine-{}-XXXXXX", getpid())).string();
         if (!mkdtemp(pattern.data()))
             throw InputError(located(base.string(), 0, std::string("cannot make a run folder: ") + std::strerror(errno)));
-        run.host = pattern;
+        run.adopt(pattern);
         run.root_view = fs::path("/var/tmp") / run.host.filename();
         if (setup.root == "/") run.root_view = run.host;
     }
@@ -475,23 +512,19 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
                                    unsigned max_rounds) {
     CardReplay total;
     std::map<KdbKey, std::size_t> index;  // key -> position in total.records
-    std::string folder = (fs::temp_directory_path() / "kdbgen-engine-kdb-XXXXXX").string();
-    if (!mkdtemp(folder.data()))
+    std::string pattern = (fs::temp_directory_path() / "kdbgen-engine-kdb-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
         throw InputError(located(fs::temp_directory_path().string(), 0,
                                  std::string("cannot make a folder (TMPDIR): ") + std::strerror(errno)));
-    struct Remove {
-        fs::path dir;
-        ~Remove() {
-            std::error_code ec;
-            fs::remove_all(dir, ec);
-        }
-    } remove{folder};
+    ScratchFolder scratch;
+    scratch.adopt(pattern);
+    const fs::path folder = scratch.host;
     for (unsigned round = 0; round < std::max(1u, max_rounds); ++round) {
         EngineSetup this_round = setup;
         if (round > 0) {
             std::vector<KdbRecord> so_far = total.records;
-            write_kdb(fs::path(folder) / card.kdb_filename(), so_far);
-            this_round.system_db = fs::path(folder);
+            write_kdb(folder / card.kdb_filename(), so_far);
+            this_round.system_db = folder;
         }
         CardReplay replay = replay_card(this_round, card, problems);
         if (round == 0) {

@@ -13,7 +13,12 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <set>
+#include <sys/wait.h>
+#include <thread>
 #include <cstring>
 #include <fstream>
 
@@ -309,6 +314,51 @@ TEST_P(DebianMiopen, AFailingCompileIsReportedWithMiopensWordsAndCostsOnlyItsKer
                 for (const auto& line : problem["miopen_errors"]) errors += line.get<std::string>() + "\n";
     EXPECT_NE(errors.find("naive_conv.cpp"), std::string::npos) << card.dump(2);
     EXPECT_TRUE(fs::exists(work / "out" / "gfx1030_36.kdb"));
+    fs::remove_all(work);
+}
+
+TEST_P(DebianMiopen, AnInterruptLeavesNoReplayNoRunFolderAndNoKdb) {
+    const fs::path work = scratch("interrupt-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+           "MIOpenDriver conv -n 2 -c 32 -H 28 -W 28 -k 48 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n";
+    std::set<fs::path> before;
+    for (const auto& entry : fs::directory_iterator(root / "var" / "tmp")) before.insert(entry.path());
+    const int pid = test::start_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                        "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
+                                        (work / "out").string(), "-j", "1"});
+    // Wait until the replay is running: its run folder appears in the root.
+    fs::path run;
+    for (int i = 0; i < 300 && run.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        for (const auto& entry : fs::directory_iterator(root / "var" / "tmp"))
+            if (!before.count(entry.path()) && entry.path().filename().string().starts_with("kdbgen-engine-"))
+                run = entry.path();
+    }
+    ASSERT_FALSE(run.empty()) << "no replay started";
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_FALSE(fs::exists(work / "out" / "gfx1030_36.kdb"));
+    // No replay of that run is left (they die with their process group).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // "[k]..." matches the replay's command line but not this shell's own.
+    const std::string pgrep = "pgrep -f '[" + run.filename().string().substr(0, 1) + "]" +
+                              run.filename().string().substr(1) + "' > /dev/null";
+    EXPECT_NE(std::system(pgrep.c_str()), 0) << "a replay of " << run << " is still running";
+    // The handler removes the run folder; a compiler it killed may still have been writing into it, and
+    // then the next run removes it (its kdbgen is gone).
+    if (fs::exists(run)) {
+        std::ofstream(work / "one.log") << "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+        const auto again = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(),
+                                             "--targets", "gfx1030_36", "--driver-log", (work / "one.log").string(),
+                                             "-o", (work / "out2").string(), "-q"});
+        EXPECT_EQ(again.exit_code, 0) << again.output;
+    }
+    EXPECT_FALSE(fs::exists(run)) << run;
     fs::remove_all(work);
 }
 
