@@ -19,10 +19,14 @@ struct CacheStats {
     std::uint64_t entries = 0, bytes = 0;
 };
 
+// A build creates its cache folder (and tags it with CACHEDIR.TAG); `cache
+// clean` and `cache stats` open only a folder that kdbgen tagged.
+enum class CacheOpen { CreateIfMissing, ExistingOnly };
+
 class BuildCache {
 public:
     // max_bytes 0: no limit.
-    BuildCache(fs::path dir, std::uint64_t max_bytes);
+    BuildCache(fs::path dir, std::uint64_t max_bytes, CacheOpen mode = CacheOpen::CreateIfMissing);
     static fs::path default_dir();  // $KDBGEN_CACHE_DIR, $XDG_CACHE_HOME/kdbgen, ~/.cache/kdbgen
 
     std::optional<Bytes> load(const std::string& key);

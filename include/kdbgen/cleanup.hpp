@@ -25,3 +25,17 @@ int register_child(int pid);
 void unlink_registered_temporaries() noexcept;
 
 }  // namespace kdbgen
+
+namespace kdbgen {
+
+// Scratch in TMPDIR: named kdbgen-<kind>-<pid>-XXXXXX, so a later run can tell
+// the folders of a killed kdbgen (kill -9, power loss) from those of a live one.
+// Throws InputError naming TMPDIR when the folder cannot be made.
+std::filesystem::path make_scratch_folder(const char* kind);
+// Removes this user's kdbgen scratch in TMPDIR whose process is gone; returns how many.
+std::size_t remove_dead_scratch();
+// TMPDIR exists, is a folder and takes a small file: else an InputError naming it
+// (exit 2) before anything is planned or written.
+void check_tmpdir();
+
+}  // namespace kdbgen

@@ -73,6 +73,8 @@ struct WriteStats {
 //    removed and every old kdb is as it was.
 // Temporaries of earlier runs whose process is gone are removed under the
 // lock. The same records give a byte-identical file: rows go in key order.
+class FolderLock;
+
 class KdbTransaction {
 public:
     explicit KdbTransaction(fs::path out_dir);
@@ -90,6 +92,10 @@ public:
     // naming both origins.
     void add_row(std::size_t kdb, const StoredRow& row, const std::string& origin);
     const fs::path& kdb_path(std::size_t kdb) const;
+    // Takes the output folder's lock now (commit takes it otherwise), for a
+    // command that reads kdbs of the folder it writes (merge OUT OUT shard):
+    // then no other writer can change them between the read and the renames.
+    void lock_folder();
 
     // interrupted() is asked between rows; true aborts before any rename
     // (throws Interrupted). Returns one WriteStats per kdb, in add_kdb order.
@@ -100,6 +106,7 @@ public:
 private:
     fs::path out_dir_;
     std::vector<std::unique_ptr<Stage>> stages_;
+    std::unique_ptr<FolderLock> lock_;
     bool committed_ = false;
 };
 

@@ -43,12 +43,20 @@ public:
     PerfDb& operator=(const PerfDb&) = delete;
     // params for (problem, solver), e.g. "8,8,16,32,2,4,8,1,1"
     std::optional<std::string> find(const ConvProblem& problem, const std::string& solver) const;
+    // Throws the InputError for a record of (problem, solver) that the solver's
+    // parser refuses: the file, the perf_db row and the value (exit 2).
+    [[noreturn]] void malformed(const ConvProblem& problem, const std::string& solver, const std::string& params) const;
     std::size_t size() const { return records_.size(); }
     // The config row a problem is stored under, as one string.
     static std::string config_key(const ConvProblem& problem);
 
 private:
-    std::map<std::pair<std::string, std::string>, std::string> records_;
+    struct Record {
+        std::string params;
+        long long row = 0;  // perf_db rowid, for messages
+    };
+    fs::path path_;
+    std::map<std::pair<std::string, std::string>, Record> records_;
 };
 
 class MiopenTree {

@@ -9,8 +9,9 @@
 //     the solver sources whose tables kdbgen reads),
 //   - the find-dbs given (contents), the targets, the problems (kind, key and
 //     origins of each, in order) and every plan option.
-// An entry is checked against its stored SHA-256 when read: a damaged entry is
-// removed and the plan made again, never used. Entries are written to a
+// An entry is sealed under its full key (cache_entry.hpp) and opened only for
+// that key: a damaged entry, or one swapped in from another key and re-sealed,
+// is removed and the plan made again, never used. Entries are written to a
 // temporary file and renamed; the newest kPlanCacheEntries are kept.
 #pragma once
 
@@ -28,9 +29,9 @@ std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>
 
 // A plan as bytes and back. The targets are the plan's own (part of the key),
 // so builds refer to them by index. deserialize_plan throws std::runtime_error
-// on anything that is not a complete entry of this format.
-Bytes serialize_plan(const Plan& plan);
-Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets);
+// on anything that is not a complete entry of this format sealed under key.
+Bytes serialize_plan(const Plan& plan, std::string_view key);
+Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets, std::string_view key);
 
 struct PlanCacheUse {
     bool hit = false;

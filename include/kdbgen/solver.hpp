@@ -28,6 +28,17 @@ struct SolverContext {
     const MiopenTree* tree = nullptr;
 };
 
+// A perf-db record as its solver parsed it. MIOpen falls back to the default
+// tuning when a record does not parse (find_solution.hpp:80-120, MIOpen 3.3.0);
+// for kdbgen that record is damaged input, so it is an error naming the
+// perf-db row, never a silently different configuration.
+template <typename Config>
+std::optional<Config> checked_perf_record(std::optional<Config> parsed, const PerfDb* perf_db, const ConvProblem& problem,
+                                          const std::string& solver, const std::string& params) {
+    if (!parsed && perf_db) perf_db->malformed(problem, solver, params);
+    return parsed;
+}
+
 // One kernel a solution builds. The kdb key is {file + ".o", options + " -mcpu=<gfx>"}.
 struct SolverKernel {
     std::string file;                  // as MIOpen names it: naive_conv.cpp

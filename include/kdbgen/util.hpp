@@ -51,7 +51,11 @@ Bytes bz2_decompress(std::span<const char> data, std::size_t expected_size);
 // trailing garbage after a stream is an error.
 Bytes bz2_decompress_stream(std::span<const char> data);
 
-Bytes read_file(const fs::path& path);  // throws InputError naming the file
+// Only regular files are inputs: a FIFO would block its open forever, a folder
+// reads as garbage. Throws InputError naming the file (a missing one, a link
+// loop, a folder, a FIFO, socket or device).
+void require_regular_input(const fs::path& path);
+Bytes read_file(const fs::path& path);  // regular files only; throws InputError naming the file
 std::string read_text_file(const fs::path& path);
 // Reads a file, transparently decompressing it when it ends in .bz2.
 std::string read_text_maybe_bz2(const fs::path& path);
@@ -99,5 +103,7 @@ std::optional<std::array<int, N>> parse_int_fields(std::string_view text) {
     return values;
 }
 std::string human_bytes(std::uint64_t bytes);
+// The offset of the first byte that is not well-formed UTF-8, or nullopt.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
 }  // namespace kdbgen

@@ -4,6 +4,7 @@
 #include "engine_build.hpp"
 
 #include "kdbgen/cache.hpp"
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/miopen_tree.hpp"
@@ -384,6 +385,13 @@ nlohmann::json costs_json(const Costs& costs) {
     return out;
 }
 
+// What a compiler prints when its scratch folder fails it rather than the kernel.
+bool is_scratch_space_failure(const std::string& log) {
+    for (const char* text : {"No space left on device", "Disk quota exceeded", "Read-only file system", "TMPDIR "})
+        if (log.find(text) != std::string::npos) return true;
+    return false;
+}
+
 int run_build(const BuildOptions& options) {
     if (options.engine.engine == "miopen") {
         if (!options.manifest.empty() || !options.miopen_src.empty() || options.dry_run)
@@ -406,6 +414,10 @@ int run_build(const BuildOptions& options) {
         throw InputError(located(out_dir.string(), 0, "output folder is a file"));
     min_built_for(options.min_built, 0);  // a bad value is an input error before any work
     if (!options.shard.empty()) parse_shard(options.shard);
+    // Scratch of killed runs goes first; a TMPDIR that cannot take a file
+    // fails the run here, before anything is planned or replaced.
+    remove_dead_scratch();
+    check_tmpdir();
     auto planning = solver_planning(options);
     if (planning) planning->options.record_coverage = false;  // coverage is kdbgen plan's report
     Plan plan = make_plan(options, targets, planning);
@@ -548,6 +560,21 @@ int run_build(const BuildOptions& options) {
     if (failed && options.fail_fast) {
         fmt::print(stderr, "kdbgen: --fail-fast: {} kernel(s) failed; no kdb written\n", failed);
         return kExitSomeFailed;
+    }
+    // A compile that failed for TMPDIR (full, gone, read-only) says nothing
+    // about its kernel: the kdbs would lose kernels that build. Nothing is
+    // replaced, and the run is an environment error (exit 2) naming TMPDIR.
+    {
+        std::size_t for_tmpdir = 0;
+        std::string first;
+        for (std::size_t i = 0; i < unique.size(); ++i) {
+            if (results[i].ok || !is_scratch_space_failure(results[i].log)) continue;
+            if (!for_tmpdir++) first = fmt::format("{}: {}", unique[i]->describe(), first_lines(results[i].log, 3));
+        }
+        if (for_tmpdir)
+            throw InputError(fmt::format("TMPDIR {}: {} compile(s) failed for lack of scratch space or access (first: {}); no "
+                                         "kdb written, the old ones are unchanged (free space or set TMPDIR)",
+                                         fs::temp_directory_path().string(), for_tmpdir, trim(first)));
     }
 
     nlohmann::json report_targets = nlohmann::json::array();

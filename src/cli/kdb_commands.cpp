@@ -176,15 +176,23 @@ Action add_merge_command(CLI::App& app) {
         // Shard outputs: each kdb name across the folders, all in one
         // transaction: one bad shard leaves every old kdb as it was.
         std::map<std::string, std::vector<fs::path>> by_name;
-        if (folders) {
+        const auto list_inputs = [&] {
             for (const auto& dir : inputs)
                 for (const auto& entry : fs::directory_iterator(dir))
                     if (entry.path().extension() == ".kdb") by_name[entry.path().filename().string()].push_back(entry.path());
             if (by_name.empty()) throw InputError(fmt::format("no .kdb files in {}", join(options->inputs, ", ")));
-        }
+        };
+        if (folders) list_inputs();  // refused before the output folder is made
         fs::create_directories(out_dir, ec);
         if (ec) throw InputError(located(out_dir.string(), 0, "cannot create output folder: " + ec.message()));
         KdbTransaction transaction(out_dir);
+        // The lock before any input is read: an input may be in the output
+        // folder (`merge OUT OUT shard`), which another writer could change.
+        transaction.lock_folder();
+        if (folders) {
+            by_name.clear();
+            list_inputs();
+        }
         std::vector<std::pair<std::string, std::size_t>> staged;  // out path, inputs
         if (folders) {
             for (const auto& [name, files] : by_name) {

@@ -63,6 +63,11 @@ int main(int argc, char** argv) {
     } catch (const InputError& e) {
         fmt::print(stderr, "kdbgen: error: {}\n", e.what());
         return kExitBadInput;
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path kdbgen was given or writes (a link loop, a folder it cannot read): the file is named.
+        const auto where = e.path1().empty() ? std::string("a path") : e.path1().string();
+        fmt::print(stderr, "kdbgen: error: {}: {}\n", where, e.code().message());
+        return kExitBadInput;
     } catch (const std::exception& e) {
         fmt::print(stderr, "kdbgen: error: {}\n", e.what());
         return kExitSomeFailed;

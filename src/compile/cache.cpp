@@ -1,5 +1,6 @@
 #include "kdbgen/cache.hpp"
 
+#include "kdbgen/cache_entry.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -41,12 +42,51 @@ private:
 
 }  // namespace
 
-BuildCache::BuildCache(fs::path dir, std::uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {
+namespace {
+
+// The Cache Directory Tagging Specification's tag (ccache writes one too): backup
+// tools skip the folder, and kdbgen's cleaning commands touch only a folder that has it.
+constexpr std::string_view kCacheTag =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by kdbgen.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n";
+
+bool has_cache_tag(const fs::path& dir) {
     std::error_code ec;
+    const auto tag = dir / "CACHEDIR.TAG";
+    if (!fs::is_regular_file(fs::symlink_status(tag, ec))) return false;
+    try {
+        return read_text_file(tag).starts_with(kCacheTag.substr(0, kCacheTag.find('\n') + 1));
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace
+
+BuildCache::BuildCache(fs::path dir, std::uint64_t max_bytes, CacheOpen mode) : dir_(std::move(dir)), max_bytes_(max_bytes) {
+    std::error_code ec;
+    if (mode == CacheOpen::ExistingOnly) {
+        // Cleaning deletes: only ever in a folder kdbgen made, and never one it makes now.
+        if (!fs::exists(dir_, ec)) throw InputError(located(dir_.string(), 0, "no such cache folder"));
+        if (!fs::is_directory(dir_, ec)) throw InputError(located(dir_.string(), 0, "cache folder is a file"));
+        if (!has_cache_tag(dir_))
+            throw InputError(located(dir_.string(), 0,
+                                     "not a kdbgen cache (no CACHEDIR.TAG written by kdbgen): nothing done; a cache "
+                                     "folder gets its tag from the first build that uses it"));
+        return;
+    }
     if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
         throw InputError(located(dir_.string(), 0, "cache folder is a file (give --cache-dir DIR or --no-cache)"));
     fs::create_directories(dir_, ec);
     if (ec) throw InputError(located(dir_.string(), 0, "cannot create cache folder: " + ec.message()));
+    if (!has_cache_tag(dir_)) {
+        try {
+            write_file_atomic(dir_ / "CACHEDIR.TAG", std::span<const char>(kCacheTag.data(), kCacheTag.size()));
+        } catch (const std::exception&) {
+            // A cache that cannot be tagged is still a cache; only `cache clean` will refuse it.
+        }
+    }
 }
 
 namespace {
@@ -58,8 +98,9 @@ bool all_hex(const std::string& text, std::size_t length) {
 
 }  // namespace
 
-// Entries are <2 hex>/<62 hex>.co next to .md5 (entry_path of a SHA-256 key):
-// trim and clean touch nothing else, whatever folder they are pointed at.
+// Entries are <2 hex>/<62 hex>.co (entry_path of a SHA-256 key), and the .md5
+// files of kdbgen 0.x caches: trim and clean touch nothing else, whatever
+// folder they are pointed at.
 bool BuildCache::is_entry(const fs::path& path) const {
     if (path.extension() != ".co" && path.extension() != ".md5") return false;
     if (path.parent_path().parent_path() != dir_) return false;
@@ -77,28 +118,38 @@ fs::path BuildCache::entry_path(const std::string& key, const char* suffix) cons
     return dir_ / key.substr(0, 2) / (key.substr(2) + suffix);
 }
 
+// A code object entry is sealed under the key of its command (cache_entry.hpp):
+// an entry moved to another key, cut, or edited with a digest recomputed over the
+// object alone is a miss and is removed.
 std::optional<Bytes> BuildCache::load(const std::string& key) {
     const auto object = entry_path(key, ".co");
-    const auto digest = entry_path(key, ".md5");
     std::error_code ec;
-    if (!fs::exists(object, ec) || !fs::exists(digest, ec)) {
+    const auto status = fs::symlink_status(object, ec);
+    if (!fs::exists(status)) {
         std::lock_guard lock(g_counter_mutex);
         ++session_.misses;
         return std::nullopt;
     }
-    try {
-        Bytes code = read_file(object);
-        const std::string expected(kdbgen::trim(read_text_file(digest)));
-        if (md5_hex(code) == expected && !code.empty()) {
-            fs::last_write_time(object, fs::file_time_type::clock::now(), ec);  // LRU order for trim()
-            std::lock_guard lock(g_counter_mutex);
-            ++session_.hits;
-            return code;
+    std::string why = "not a regular file";
+    if (fs::is_regular_file(status)) {
+        try {
+            const Bytes data = read_file(object);
+            if (const auto code = open_cache_entry("code-object", key, std::string_view(data.data(), data.size()), &why)) {
+                if (code->empty()) {
+                    why = "empty code object";
+                } else {
+                    fs::last_write_time(object, fs::file_time_type::clock::now(), ec);  // LRU order for trim()
+                    std::lock_guard lock(g_counter_mutex);
+                    ++session_.hits;
+                    return Bytes(code->begin(), code->end());
+                }
+            }
+        } catch (const std::exception& e) {
+            why = e.what();
         }
-    } catch (const std::exception&) {
     }
+    report_refused_cache_entry("code-object", object, why);
     fs::remove(object, ec);
-    fs::remove(digest, ec);
     std::lock_guard lock(g_counter_mutex);
     ++session_.corrupt;
     ++session_.misses;
@@ -111,10 +162,9 @@ void BuildCache::store(const std::string& key, const Bytes& code) {
     fs::create_directories(object.parent_path(), ec);
     if (ec) return;  // a cache that cannot be written costs speed, never a kernel
     try {
-        const std::string digest = md5_hex(code);
-        // The object first: a reader that finds the .md5 finds a whole object.
-        write_file_atomic(object, code);
-        write_file_atomic(entry_path(key, ".md5"), std::span<const char>(digest.data(), digest.size()));
+        const Bytes entry = seal_cache_entry("code-object", key, code);
+        write_file_atomic(object, entry);
+        fs::remove(entry_path(key, ".md5"), ec);  // a kdbgen 0.x digest beside it
     } catch (const std::exception&) {
         return;
     }
@@ -217,6 +267,7 @@ std::uint64_t BuildCache::trim(std::uint64_t max_bytes) {
 
 std::uint64_t BuildCache::clear() {
     std::error_code ec;
+    // Only kdbgen's own subfolders, and only in a tagged cache (ExistingOnly).
     fs::remove_all(dir_ / "find-db", ec);  // unpacked find-dbs (read_find_db)
     fs::remove_all(dir_ / "plan", ec);     // plans (plan_cache.hpp)
     return trim(0);

@@ -1,3 +1,4 @@
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/compile.hpp"
 
 #include "kdbgen/cache.hpp"
@@ -101,9 +102,7 @@ std::string include_tree_hash(const fs::path& dir) {
 class ScratchDir {
 public:
     ScratchDir() {
-        std::string pattern = (fs::temp_directory_path() / "kdbgen-XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
+        path_ = make_scratch_folder("compile");  // a later run removes it if kdbgen is killed
     }
     ~ScratchDir() {
         std::error_code ec;

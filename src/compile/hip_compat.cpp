@@ -59,6 +59,8 @@
 // static_kernel_amd_buffer_addressing.hpp:193), so the bounds check, which
 // on gfx9 covers the VGPR offset and the immediate but not soffset, cannot
 // fire either way.
+#include "kdbgen/cache_entry.hpp"
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/compile.hpp"
 
 #include "kdbgen/util.hpp"
@@ -162,11 +164,35 @@ bool has_legacy_buffer_intrinsics(const Toolchain& toolchain) {
     static std::map<fs::path, bool> memo;  // by clang
     std::lock_guard lock(mutex);
     if (const auto it = memo.find(toolchain.clang()); it != memo.end()) return it->second;
+    // The answer is kept in the toolchain's work folder under the toolchain's
+    // identity, so a warm run neither compiles the probe nor writes to TMPDIR.
+    const std::string identity = Sha256().add(toolchain.identity()).hex();
+    const fs::path answer = toolchain.work_dir.empty()
+                                ? fs::path()
+                                : toolchain.work_dir / fmt::format("legacy-buffer-probe-{}", identity.substr(0, 16));
+    std::error_code answer_ec;
+    if (!answer.empty() && fs::is_regular_file(fs::symlink_status(answer, answer_ec))) {
+        try {
+            const Bytes stored = read_file(answer);
+            if (const auto value = open_cache_entry("legacy-buffer-probe", identity, std::string_view(stored.data(), stored.size())))
+                if (*value == "0" || *value == "1") return memo[toolchain.clang()] = *value == "1";
+        } catch (const std::exception&) {
+        }
+    }
     // One legacy load, compiled and linked for gfx900: LLVM 19 leaves it an undefined
     // function, which the link refuses; older LLVMs select a buffer_load.
-    std::string folder = (fs::temp_directory_path() / "kdbgen-probe-XXXXXX").string();
+    std::string folder;
+    if (toolchain.work_dir.empty()) {
+        try {
+            folder = make_scratch_folder("probe").string();
+        } catch (const std::exception&) {
+        }
+    } else {
+        folder = (toolchain.work_dir / "kdbgen-probe-XXXXXX").string();
+        if (!::mkdtemp(folder.data())) folder.clear();
+    }
     bool has = false;
-    if (::mkdtemp(folder.data())) {
+    if (!folder.empty()) {
         const fs::path dir = folder;
         const std::string ir =
             "target triple = \"amdgcn-amd-amdhsa\"\n"
@@ -185,6 +211,14 @@ bool has_legacy_buffer_intrinsics(const Toolchain& toolchain) {
                       .exit_code == 0;
         std::error_code ec;
         fs::remove_all(dir, ec);
+        if (!answer.empty()) {
+            try {
+                const std::string value = has ? "1" : "0";
+                write_file_atomic(answer, seal_cache_entry("legacy-buffer-probe", identity, value));
+            } catch (const std::exception&) {
+                // Not kept: the next run probes again.
+            }
+        }
     }
     return memo[toolchain.clang()] = has;
 }
@@ -216,13 +250,23 @@ std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs
             const auto base = work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : work_dir;
             const auto dir = base / fmt::format("hip-compat-{}", identity.hex().substr(0, 16));
             fs::create_directories(dir, ec);
+            // Every file is checked against what kdbgen would write (the overlay's
+            // name covers the tree it was made from, not the files under it): an
+            // edited or replaced one is written again, so the cache key holds.
             for (const auto& [file, bytes] : texts) {
                 const auto path = dir / file.filename();
-                if (fs::exists(path)) continue;
-                if (file.filename() == kBufferHeader)
-                    write_file_atomic(path, std::span<const char>(copy->data(), copy->size()));
-                else
-                    write_file_atomic(path, std::span<const char>(bytes.data(), bytes.size()));
+                const std::string_view wanted = file.filename() == kBufferHeader
+                                                    ? std::string_view(*copy)
+                                                    : std::string_view(bytes.data(), bytes.size());
+                bool intact = false;
+                if (fs::is_regular_file(fs::symlink_status(path, ec))) {
+                    const Bytes present = read_file(path);
+                    intact = std::string_view(present.data(), present.size()) == wanted;
+                }
+                if (!intact) {
+                    fs::remove(path, ec);  // a link is replaced, never written through
+                    write_file_atomic(path, std::span<const char>(wanted.data(), wanted.size()));
+                }
             }
             overlay = dir;
         }

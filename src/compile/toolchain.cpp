@@ -1,3 +1,4 @@
+#include "kdbgen/cache_entry.hpp"
 #include "kdbgen/compile.hpp"
 
 #include "kdbgen/cleanup.hpp"
@@ -65,13 +66,25 @@ fs::path digest_path_of(const fs::path& library) {
     return library.parent_path() / ("." + library.filename().string() + ".sha256");
 }
 
-// A synthesized library is reused only when its bytes still have the hash
-// recorded when kdbgen made it: a truncated or edited file is made again.
-bool library_intact(const fs::path& library) {
+std::string tool_identity(const fs::path& tool);
+
+// A synthesized library is reused only when its bytes still have the digest
+// recorded when kdbgen made it, in an entry sealed under the generator (the IR
+// text and llvm-as): a truncated, edited or linked file is made again.
+std::string generator_key(const Toolchain& toolchain, const std::string& ir_text) {
+    return Sha256().add("oclc_isa_version generator").add(ir_text).add(tool_identity(toolchain.llvm_as())).hex();
+}
+
+bool library_intact(const fs::path& library, const std::string& generator) {
     std::error_code ec;
-    if (!fs::is_regular_file(library, ec) || !fs::is_regular_file(digest_path_of(library), ec)) return false;
+    const auto digest = digest_path_of(library);
+    if (!fs::is_regular_file(fs::symlink_status(library, ec)) || !fs::is_regular_file(fs::symlink_status(digest, ec)))
+        return false;
     try {
-        return std::string(trim(read_text_file(digest_path_of(library)))) == file_sha256(library);
+        const Bytes stored = read_file(digest);
+        const auto recorded =
+            open_cache_entry("synthesized-device-library", generator, std::string_view(stored.data(), stored.size()));
+        return recorded && *recorded == file_sha256(library);
     } catch (const std::exception&) {
         return false;
     }
@@ -147,15 +160,15 @@ bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::s
     };
     if (const auto it = g_verified_libraries.find(library); it != g_verified_libraries.end() && it->second == stamp())
         return true;
-    if (fs::exists(library, ec) && library_intact(library)) {
+    const std::string text = isa_library_ir(target.isa_version());
+    const std::string generator = generator_key(toolchain, text);
+    if (fs::exists(library, ec) && library_intact(library, generator)) {
         g_verified_libraries[library] = stamp();
         return true;
     }
-    // Not there, or not what kdbgen made: make it again (the given device
-    // libraries are links; a library of theirs is never replaced here).
-    if (fs::exists(fs::symlink_status(library, ec)) && fs::is_symlink(fs::symlink_status(library, ec))) return true;
+    // Not there, or not what kdbgen made (a link included): made again.
+    if (fs::is_symlink(fs::symlink_status(library, ec))) fs::remove(library, ec);
     const auto text_path = toolchain.device_libs_overlay / fmt::format(".isa_{}.ll.{}", target.isa_version(), getpid());
-    const std::string text = isa_library_ir(target.isa_version());
     write_file_atomic(text_path, std::span<const char>(text.data(), text.size()));
     const auto temp = fs::path(library.string() + fmt::format(".{}.tmp", getpid()));
     const auto run = run_process({toolchain.llvm_as().string(), text_path.string(), "-o", temp.string()});
@@ -168,7 +181,7 @@ bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::s
     std::string digest;
     try {
         digest = file_sha256(temp);
-        write_file_atomic(digest_path_of(library), std::span<const char>(digest.data(), digest.size()));
+        write_file_atomic(digest_path_of(library), seal_cache_entry("synthesized-device-library", generator, digest));
     } catch (const std::exception& e) {
         if (why) *why = fmt::format("cannot record the hash of {}: {}", library.string(), e.what());
         fs::remove(temp, ec);
@@ -183,6 +196,21 @@ bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::s
     g_verified_libraries[library] = stamp();
     return true;
 }
+
+namespace {
+
+// dst as a regular file with src's bytes: kept when it already is one, else
+// written again (a link at dst is removed, never written through).
+void mirror_file(const fs::path& src, const fs::path& dst) {
+    std::error_code ec;
+    const Bytes wanted = read_file(src);
+    if (fs::is_regular_file(fs::symlink_status(dst, ec)) && fs::file_size(dst, ec) == wanted.size() && read_file(dst) == wanted)
+        return;
+    fs::remove(dst, ec);
+    write_file_atomic(dst, wanted);
+}
+
+}  // namespace
 
 Toolchain discover_toolchain(const ToolchainOptions& options) {
     Toolchain toolchain;
@@ -220,10 +248,7 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
     std::error_code ec;
     fs::path base = options.work_dir;
     if (base.empty()) {
-        std::string pattern = (fs::temp_directory_path() / "kdbgen-toolchain-XXXXXX").string();
-        if (!::mkdtemp(pattern.data()))
-            throw InputError(fmt::format("{}: cannot make a private work folder: {}", pattern, std::strerror(errno)));
-        base = pattern;
+        base = make_scratch_folder("toolchain");
         const int slot = register_temporary_folder(base);  // an interrupt removes it too
         toolchain.owned_work_dir = std::shared_ptr<const fs::path>(new fs::path(base), [slot](const fs::path* p) {
             std::error_code ignored;
@@ -237,14 +262,11 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
                                                                toolchain.device_libs.string().data(),
                                                                toolchain.device_libs.string().size())).substr(0, 16));
     make_private_folder(overlay);
+    // Copies, not links: the work folder is usually the cache, which holds only
+    // its own files, so nothing written there can reach a system library.
     for (const auto& entry : fs::directory_iterator(toolchain.device_libs, ec)) {
         if (entry.path().extension() != ".bc") continue;
-        const auto link = overlay / entry.path().filename();
-        const auto wanted = fs::absolute(entry.path());
-        const auto status = fs::symlink_status(link, ec);
-        if (fs::exists(status) && fs::is_symlink(status) && fs::read_symlink(link, ec) == wanted) continue;
-        if (fs::exists(status)) fs::remove(link, ec);  // not the link kdbgen made: replaced
-        fs::create_symlink(wanted, link, ec);
+        mirror_file(entry.path(), overlay / entry.path().filename());
     }
     toolchain.device_libs_overlay = overlay;
     toolchain.work_dir = base;
@@ -263,7 +285,10 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
                                                                    toolchain.rocrand_headers.string().size()))
                                                                    .substr(0, 16));
         make_private_folder(rocrand);
-        if (!fs::exists(fs::symlink_status(rocrand / "rocrand"))) fs::create_directory_symlink(toolchain.rocrand_headers, rocrand / "rocrand", ec);
+        if (fs::is_symlink(fs::symlink_status(rocrand / "rocrand", ec))) fs::remove(rocrand / "rocrand", ec);  // kdbgen 0.x
+        make_private_folder(rocrand / "rocrand");
+        for (const auto& header : fs::directory_iterator(toolchain.rocrand_headers, ec))
+            if (header.is_regular_file(ec)) mirror_file(header.path(), rocrand / "rocrand" / header.path().filename());
         toolchain.rocrand_overlay = rocrand;
         break;
     }

@@ -163,6 +163,16 @@ const std::vector<FlagSpec> kTensorOpFlags = {
 
 namespace {
 
+// The layouts kdbgen plans (MIOpenDriver's tensors of 4 or 5 dimensions): any other
+// text would pass through to a problem key no MIOpen run forms.
+void check_layout(const std::string& command, const char* flag, const std::string& layout, std::size_t rank) {
+    static const std::vector<std::string> kFour = {"NCHW", "NHWC"}, kFive = {"NCDHW", "NDHWC"};
+    const auto& known = rank == 5 ? kFive : kFour;
+    if (std::find(known.begin(), known.end(), layout) == known.end())
+        throw InputError(fmt::format("MIOpenDriver {}: {} layout '{}' is not one of {} (for {}-D tensors)", command, flag,
+                                     layout, join(known, ", "), rank));
+}
+
 std::vector<Problem> parse_conv(const std::string& command, const std::vector<std::string>& tokens) {
     const Flags f(command, kConvFlags, tokens);
     ConvSpec s;
@@ -210,6 +220,8 @@ std::vector<Problem> parse_conv(const std::string& command, const std::vector<st
     s.in_layout = f.text("in_layout").empty() ? default_layout : f.text("in_layout");
     s.w_layout = f.text("fil_layout").empty() ? s.in_layout : f.text("fil_layout");
     s.out_layout = f.text("out_layout").empty() ? s.in_layout : f.text("out_layout");
+    for (const auto& [flag, layout] : {std::pair{"-I", s.in_layout}, {"-f", s.w_layout}, {"-O", s.out_layout}})
+        check_layout(command, flag, layout, s.dims + 2);
     if (s.c % s.groups != 0 || s.k % s.groups != 0)
         throw InputError(fmt::format("MIOpenDriver {}: channels {} and {} are not divisible by {} groups", command,
                                      s.c, s.k, s.groups));
@@ -279,6 +291,7 @@ std::vector<Problem> parse_bnorm(const std::string& command, const std::vector<s
     if (mode != 0 && mode != 1) throw InputError(fmt::format("MIOpenDriver {}: --mode {} is not 0 or 1", command, mode));
     base.mode = mode == 1 ? BatchNormProblem::Mode::Spatial : BatchNormProblem::Mode::PerActivation;
     base.layout = f.text("layout").empty() ? (dims.size() == 5 ? "NCDHW" : "NCHW") : f.text("layout");
+    check_layout(command, "-L", base.layout, dims.size());
     base.fold_depth();
     // -s and -r mean different things to the two programs that use them (MIOpen 3.3.0):
     //  - MIOpen's command logger, BnDriverInfo (src/driver_arguments.cpp:91-113), writes -s 1 when the
@@ -522,6 +535,12 @@ ProblemSet parse_driver_log(std::string_view text, const std::string& origin) {
         if (rest.empty() || !std::isspace(static_cast<unsigned char>(rest.front()))) continue;
         const auto source = has_logger_prefix(std::string_view(line).substr(0, at)) ? DriverLineSource::Logged
                                                                                      : DriverLineSource::HandWritten;
+        // MIOpen logs ASCII: bytes that are not UTF-8 in a command are damage, and would
+        // reach kernel options and JSON reports.
+        if (const auto bad = first_invalid_utf8(rest))
+            throw InputError(located(origin, number, fmt::format("byte 0x{:02x} at column {} is not UTF-8 text",
+                                                                 static_cast<unsigned char>(rest[*bad]),
+                                                                 static_cast<std::size_t>(rest.data() - line.data()) + *bad + 1)));
         try {
             for (auto& problem : parse_driver_command(trim(rest), source))
                 set.add(std::move(problem), fmt::format("{}:{}", origin, number));

@@ -1,4 +1,5 @@
 #include "kdbgen/enumerate.hpp"
+#include "kdbgen/cache_entry.hpp"
 
 #include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
@@ -260,11 +261,24 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
     // Unpacking bzip2 was the largest single part of planning a whole find-db
     // (gfx90a6e: 3.5 MB packed); the text is kept under the packed file's
     // SHA-256, so a changed find-db never meets a stale text.
+    // The entry is sealed under the packed file's digest with the text's own
+    // (cache_entry.hpp): a cut or edited text is refused and unpacked again, so
+    // it can neither change a plan nor be blamed on the intact MIOpen file.
     const Bytes packed = read_file(path);
-    const fs::path decoded = decoded_dir / (Sha256().add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
+    const std::string source_digest = Sha256().add(std::string_view(packed.data(), packed.size())).hex();
+    const fs::path decoded = decoded_dir / (source_digest + ".txt");
     std::error_code ec;
-    if (fs::is_regular_file(decoded, ec))
-        return parse_find_db(read_text_file(decoded), path.string(), skip_unreadable_keys);
+    if (fs::exists(fs::symlink_status(decoded, ec))) {
+        std::string why = "not a regular file";
+        if (fs::is_regular_file(fs::symlink_status(decoded, ec))) {
+            const Bytes stored = read_file(decoded);
+            if (const auto text = open_cache_entry("find-db-text", source_digest,
+                                                   std::string_view(stored.data(), stored.size()), &why))
+                return parse_find_db(*text, path.string(), skip_unreadable_keys);
+        }
+        report_refused_cache_entry("find-db-text", decoded, why);
+        fs::remove(decoded, ec);
+    }
     Bytes text;
     try {
         text = bz2_decompress_stream(packed);
@@ -275,7 +289,7 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
     auto entries = parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
     try {
         fs::create_directories(decoded_dir);
-        write_file_atomic(decoded, std::span<const char>(text.data(), text.size()));
+        write_file_atomic(decoded, seal_cache_entry("find-db-text", source_digest, text));
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.
     }

@@ -114,6 +114,8 @@ private:
         const long repeat = checked.integer("repeat", 1, 1, checks::kMaxRepeat);
         const auto* layers = block.get_as<toml::array>("layers");
         if (!layers) throw error(block, block_name, "'layers' must be a list of tables");
+        if (!block_names_.insert(block_name).second || named_.count(block_name))
+            throw error(block, block_name, "a block or layer of this name comes earlier; names must be unique");
         for (long r = 0; r < repeat; ++r) {
             std::map<std::string, Tensor> local = named_;
             local["@in"] = current;
@@ -305,6 +307,10 @@ private:
     void run_layer(const toml::table& t, Tensor& current, const std::string& fallback_name,
                    std::map<std::string, Tensor>& scope) {
         const std::string layer = StrictTable(t, path_.string(), fallback_name).string("name").value_or(fallback_name);
+        // 'from' and 'with' name one layer: a second layer of that name would
+        // silently take its place.
+        if (t.contains("name") && scope.count(layer))
+            throw error(t, layer, "a layer of this name comes earlier; layer names must be unique");
         const StrictTable checked = strict(t, layer);
         const auto type_node = checked.string("type");
         if (!type_node) throw error(t, layer, "needs a 'type'");
@@ -430,6 +436,7 @@ private:
 
     fs::path path_;
     Variant variant_;
+    std::set<std::string> block_names_;
     ProblemSet& out_;
     std::map<std::string, Tensor> named_;
 };
@@ -493,7 +500,7 @@ std::size_t layer_runs(const toml::table& root, const fs::path& path) {
 ProblemSet read_network(const fs::path& path, const NetworkExpansion& overrides) {
     toml::table root;
     try {
-        root = toml::parse_file(path.string());
+        root = toml::parse(read_text_file(path), path.string());
     } catch (const toml::parse_error& e) {
         throw InputError(located(path.string(), e.source().begin.line, std::string(e.description())));
     }

@@ -164,9 +164,21 @@ private:
         return {pads.begin(), pads.begin() + static_cast<long>(dims)};
     }
 
+    static bool is_planned_op(const std::string& op) {
+        static const std::set<std::string> kPlanned = {
+            "Conv", "ConvTranspose", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
+            "GlobalMaxPool", "Softmax", "LogSoftmax", "LRN", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Clip", "Abs"};
+        return kPlanned.count(op) != 0;
+    }
+
     void visit(const onnx::NodeProto& node, int index) {
         const std::string name = node_name(node, index);
         const std::string& op = node.op_type();
+        // Every op read here names its data input first, a convolution its weights second;
+        // protobuf stops the process (CHECK failed) on an index it does not hold.
+        const int needed = op == "Conv" || op == "ConvTranspose" ? 2 : 1;
+        if (node.input_size() < needed && is_planned_op(op))
+            throw error(name, fmt::format("{} has {} input(s), it needs at least {}", op, node.input_size(), needed));
         if (op == "Conv" || op == "ConvTranspose") return visit_conv(node, name, op == "ConvTranspose");
         if (op == "BatchNormalization") {
             BatchNormProblem p;
@@ -345,7 +357,14 @@ ProblemSet read_onnx_model(const fs::path& path, const OnnxOptions& options) {
             throw InputError(fmt::format("mode '{}' is not inference or training", mode));
         onnx::ModelProto copy = model;
         OnnxReader reader(path, options, mode == "training", set);
-        reader.run(copy);
+        try {
+            reader.run(copy);
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::exception& e) {
+            // protobuf's and ONNX's own checks: still this file's fault.
+            throw InputError(located(path.string(), 0, std::string("not a model kdbgen can read: ") + e.what()));
+        }
     }
     return set;
 }

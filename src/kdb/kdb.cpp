@@ -29,6 +29,19 @@ const std::vector<std::string> kMiopenColumns = {"kernel_name", "kernel_args", "
                                                  "kernel_hash", "uncompressed_size"};
 
 void check_schema(sqlite::Database& db) {
+    // A view or virtual table named kern_db can yield rows without end (a
+    // recursive CTE in a 4 KiB file): only a stored table, whose rows the file
+    // holds, is read.
+    {
+        sqlite::Statement kind(db, "SELECT type, coalesce(sql, '') FROM sqlite_master WHERE lower(name) = 'kern_db';");
+        if (kind.step()) {
+            const std::string type = kind.text(0), sql = to_lower(trim(kind.text(1)));
+            if (type != "table" || sql.starts_with("create virtual"))
+                throw InputError(located(db.path(), 0,
+                                         fmt::format("not a MIOpen kdb: kern_db is a {}, not a table",
+                                                     type == "table" ? "virtual table" : type)));
+        }
+    }
     sqlite::Statement info(db, "PRAGMA table_info(kern_db);");
     std::set<std::string> columns;
     while (info.step()) columns.insert(info.text(1));
@@ -95,24 +108,19 @@ Bytes decode_row(const StoredRow& row) {
     return code;
 }
 
-// SQLite opens whatever it is given: a FIFO blocks it forever, a folder
-// fails obscurely. Only regular files are kdbs.
-void require_regular_file(const fs::path& path) {
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (!fs::exists(status)) throw InputError(located(path.string(), 0, "no such file"));
-    if (fs::is_directory(status)) throw InputError(located(path.string(), 0, "is a folder, not a kdb file"));
-    if (!fs::is_regular_file(status)) throw InputError(located(path.string(), 0, "is not a regular file (a FIFO or device?)"));
-}
-
 std::vector<StoredRow> read_kdb_rows(const fs::path& path) {
-    require_regular_file(path);
+    require_regular_input(path);  // SQLite would block on a FIFO forever
     sqlite::Database db(path, SQLITE_OPEN_READONLY);
     check_schema(db);
     sqlite::Statement select(
         db, "SELECT id, kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size "
             "FROM kern_db ORDER BY id;");
     std::vector<StoredRow> rows;
+    // The rows of a stored table cannot hold more bytes than its file: a read
+    // that does is refused, whatever the file claims.
+    std::error_code ec;
+    const std::uintmax_t file_bytes = fs::file_size(path, ec);
+    std::uintmax_t read_bytes = 0;
     while (select.step()) {
         StoredRow row;
         row.id = select.integer(0);
@@ -120,6 +128,9 @@ std::vector<StoredRow> read_kdb_rows(const fs::path& path) {
         row.blob = select.blob(3);
         row.hash = select.text(4);
         row.uncompressed_size = select.integer(5);
+        read_bytes += row.blob.size() + row.key.kernel_name.size() + row.key.kernel_args.size() + row.hash.size();
+        if (ec || read_bytes > file_bytes)
+            throw InputError(located(path.string(), 0, "kern_db yields more data than the file holds: not a kdb"));
         rows.push_back(std::move(row));
     }
     return rows;
@@ -139,7 +150,7 @@ std::map<KdbKey, Bytes> read_kdb(const fs::path& path) {
 
 namespace {
 
-constexpr const char* kLockName = ".kdbgen.lock";
+constexpr const char* kLegacyLockName = ".kdbgen.lock";  // kdbgen 0.x locked this file; now the folder itself
 constexpr const char* kJournalName = ".kdbgen-commit";
 
 std::string random_suffix() {
@@ -151,7 +162,7 @@ std::string random_suffix() {
 // .NAME.kdbgen-spool.PID.X, .NAME.kdbgen-stage.PID.X and the temporaries of
 // earlier versions (.NAME.tmp.PID.N.X): the pid of their maker, or 0.
 long temporary_owner(const std::string& name) {
-    static const std::regex pattern(R"(^\..+\.(kdbgen-spool|kdbgen-stage|tmp)\.([0-9]+)\.[0-9a-f.]+$)");
+    static const std::regex pattern(R"(^\..+\.(kdbgen-spool|kdbgen-stage|kdbgen-old|tmp)\.([0-9]+)\.[0-9a-f.]+$)");
     std::smatch m;
     if (!std::regex_match(name, m, pattern)) return 0;
     return std::stol(m[2].str());
@@ -168,17 +179,20 @@ void sync_path(const fs::path& path, bool directory) {
         throw std::runtime_error(fmt::format("{}: fsync: {}", path.string(), std::strerror(errno)));
 }
 
-// The folder's advisory lock, held from reading an old kdb to the last rename.
+}  // namespace
+
+// The folder's advisory lock, held from reading an old kdb (or a merge input
+// in the folder) to the last rename. flock on the folder itself: nothing is
+// left in it for a packager's `install out/*` to ship.
 class FolderLock {
 public:
     explicit FolderLock(const fs::path& dir) {
-        const auto path = dir / kLockName;
-        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd_ < 0) throw InputError(located(path.string(), 0, std::string("cannot open lock file: ") + std::strerror(errno)));
+        fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd_ < 0) throw InputError(located(dir.string(), 0, std::string("cannot open output folder: ") + std::strerror(errno)));
         if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
         fmt::print(stderr, "kdbgen: waiting for another kdbgen writing to {}\n", dir.string());
         while (::flock(fd_, LOCK_EX) != 0)
-            if (errno != EINTR) throw InputError(located(path.string(), 0, std::string("flock: ") + std::strerror(errno)));
+            if (errno != EINTR) throw InputError(located(dir.string(), 0, std::string("flock: ") + std::strerror(errno)));
     }
     ~FolderLock() { ::close(fd_); }
     FolderLock(const FolderLock&) = delete;
@@ -187,6 +201,8 @@ public:
 private:
     int fd_ = -1;
 };
+
+namespace {
 
 // Blocks SIGINT, SIGTERM and SIGHUP for the renames: they then complete.
 class SignalsHeld {
@@ -203,22 +219,69 @@ private:
     sigset_t old_;
 };
 
+// One line of the commit journal: staged file, final name, and the hard link
+// that keeps the old kdb until the commit is done ("-" when there was none).
+struct JournalLine {
+    fs::path staged, final_path, backup;
+};
+
+std::vector<JournalLine> read_journal(const fs::path& dir) {
+    std::vector<JournalLine> lines;
+    for (const auto& line : split(read_text_file(dir / kJournalName), '\n')) {
+        const auto fields = split(line, '\t');
+        if (fields.size() < 2) continue;
+        lines.push_back({dir / fields[0], dir / fields[1],
+                         fields.size() > 2 && fields[2] != "-" ? dir / fields[2] : fs::path()});
+    }
+    return lines;
+}
+
+// Puts every kdb of the journal back as it was: the renamed ones from their
+// backups, the staged ones removed. Returns the first failure's message.
+std::string roll_back(const std::vector<JournalLine>& lines) {
+    std::string failure;
+    for (const auto& line : lines) {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(line.staged, ec))) {
+            fs::remove(line.staged, ec);
+            continue;  // never renamed: the old kdb is in place
+        }
+        if (!line.backup.empty()) fs::rename(line.backup, line.final_path, ec);
+        else fs::remove(line.final_path, ec);
+        if (ec && failure.empty()) failure = line.final_path.string() + ": " + ec.message();
+    }
+    return failure;
+}
+
 std::size_t recover_locked(const fs::path& dir) {
     std::size_t changed = 0;
     std::error_code ec;
     const auto journal = dir / kJournalName;
     if (fs::is_regular_file(journal, ec)) {
-        // Complete: it was renamed into place before the first kdb was.
-        for (const auto& line : split(read_text_file(journal), '\n')) {
-            const auto tab = line.find('\t');
-            if (tab == std::string::npos) continue;
-            const fs::path staged = dir / line.substr(0, tab), final_path = dir / line.substr(tab + 1);
-            if (!fs::exists(staged, ec)) continue;  // renamed already
-            fs::rename(staged, final_path, ec);
-            if (ec) throw InputError(located(final_path.string(), 0, "cannot complete an interrupted commit: " + ec.message()));
+        // Complete: it was renamed into place before the first kdb was. Roll
+        // forward; if a rename cannot be done, roll every kdb back instead,
+        // so the folder is one generation either way.
+        const auto lines = read_journal(dir);
+        std::string failure;
+        for (const auto& line : lines) {
+            if (!fs::exists(line.staged, ec)) continue;  // renamed already
+            fs::rename(line.staged, line.final_path, ec);
+            if (ec) {
+                failure = line.final_path.string() + ": " + ec.message();
+                break;
+            }
             ++changed;
         }
+        if (!failure.empty()) {
+            const std::string back = roll_back(lines);
+            if (!back.empty())
+                throw InputError(located(dir.string(), 0, fmt::format("cannot complete an interrupted commit ({}) nor "
+                                                                      "undo it ({}); the journal {} is kept",
+                                                                      failure, back, journal.string())));
+        }
         sync_path(dir, true);
+        for (const auto& line : lines)
+            if (!line.backup.empty()) fs::remove(line.backup, ec);
         fs::remove(journal, ec);
     }
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -227,6 +290,8 @@ std::size_t recover_locked(const fs::path& dir) {
         if (owner == 0 || process_alive(owner)) continue;
         if (fs::remove(entry.path(), ec)) ++changed;
     }
+    // kdbgen 0.x's lock file: unused now, and never something to ship.
+    fs::remove(dir / kLegacyLockName, ec);
     return changed;
 }
 
@@ -268,6 +333,7 @@ struct KdbTransaction::Stage {
     int cleanup_slot = -1;
     fs::path final_path;  // the complete file, renamed over path
     int final_slot = -1;
+    int backup_slot = -1;  // the old kdb's hard link during the renames
 
     void remove_files() {
         insert.reset();
@@ -278,6 +344,7 @@ struct KdbTransaction::Stage {
         if (!final_path.empty()) fs::remove(final_path, ec);
         unregister_temporary(cleanup_slot);
         unregister_temporary(final_slot);
+        unregister_temporary(backup_slot);
     }
 
     // kernel_args of one target only: a kdb MIOpen opens for one card.
@@ -298,6 +365,10 @@ struct KdbTransaction::Stage {
     // is checked as verify does before it is carried.
     void check_carried(const StoredRow& row, const std::string& origin) {
         check_suffix(row, origin);
+        if (!row.key.kernel_name.ends_with(".o"))
+            throw InputError(located(origin, 0, fmt::format("record id {} ({} | {}): kernel_name does not end in .o: "
+                                                            "the kdb would not verify",
+                                                            row.id, row.key.kernel_name, row.key.kernel_args)));
         Bytes code;
         try {
             code = decode_row(row);
@@ -316,6 +387,12 @@ struct KdbTransaction::Stage {
 KdbTransaction::KdbTransaction(fs::path out_dir) : out_dir_(std::move(out_dir)) {
     std::error_code ec;
     if (!fs::is_directory(out_dir_, ec)) throw InputError(located(out_dir_.string(), 0, "output folder does not exist"));
+}
+
+void KdbTransaction::lock_folder() {
+    if (lock_) return;
+    lock_ = std::make_unique<FolderLock>(out_dir_);
+    recover_locked(out_dir_);
 }
 
 KdbTransaction::~KdbTransaction() {
@@ -397,8 +474,7 @@ std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& inte
         if (interrupted && interrupted()) throw Interrupted();
     };
     check_interrupt();
-    const FolderLock lock(out_dir_);
-    recover_locked(out_dir_);
+    lock_folder();
     std::vector<WriteStats> all;
     for (auto& stage_ptr : stages_) {
         auto& stage = *stage_ptr;
@@ -474,20 +550,66 @@ std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& inte
         all.push_back(stats);
     }
     check_interrupt();
-    // Every kdb is complete: the journal first, then the renames.
+    // Every kdb is complete. Each old kdb gets a hard link, so a rename that
+    // fails halfway (an immutable file, a bind mount) is undone; a kdb that
+    // cannot even be linked fails here, before anything is replaced.
+    std::vector<JournalLine> lines;
+    const auto remove_backups = [&] {
+        std::error_code ec;
+        for (const auto& line : lines)
+            if (!line.backup.empty()) fs::remove(line.backup, ec);
+    };
+    for (auto& stage : stages_) {
+        JournalLine line{stage->final_path, stage->path, {}};
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(stage->path, ec))) {
+            line.backup = out_dir_ / fmt::format(".{}.kdbgen-old.{}", stage->path.filename().string(), random_suffix());
+            if (::link(stage->path.c_str(), line.backup.c_str()) != 0) {
+                const int err = errno;
+                remove_backups();
+                throw InputError(located(stage->path.string(), 0,
+                                         fmt::format("cannot replace it ({}); no kdb was replaced", std::strerror(err))));
+            }
+            stage->backup_slot = register_temporary(line.backup);
+        }
+        lines.push_back(std::move(line));
+    }
     std::string journal;
-    for (const auto& stage : stages_)
-        journal += stage->final_path.filename().string() + "\t" + stage->path.filename().string() + "\n";
+    for (const auto& line : lines)
+        journal += fmt::format("{}\t{}\t{}\n", line.staged.filename().string(), line.final_path.filename().string(),
+                               line.backup.empty() ? std::string("-") : line.backup.filename().string());
     {
         const SignalsHeld held;
-        write_file_atomic(out_dir_ / kJournalName, std::span<const char>(journal.data(), journal.size()));
-        sync_path(out_dir_, true);
+        try {
+            write_file_atomic(out_dir_ / kJournalName, std::span<const char>(journal.data(), journal.size()));
+            sync_path(out_dir_, true);
+        } catch (...) {
+            std::error_code ignored;
+            fs::remove(out_dir_ / kJournalName, ignored);
+            remove_backups();  // nothing renamed yet: every old kdb is in place
+            throw;
+        }
         const char* crash = std::getenv("KDBGEN_TEST_CRASH_IN_COMMIT");  // tests: kill -9 between the renames
+        const char* refuse = std::getenv("KDBGEN_TEST_FAIL_RENAME_OF");  // tests: a rename that fails (EPERM)
         std::size_t renamed = 0;
         for (auto& stage : stages_) {
             std::error_code ec;
-            fs::rename(stage->final_path, stage->path, ec);
-            if (ec) throw InputError(located(stage->path.string(), 0, "cannot rename into place: " + ec.message()));
+            if (refuse && *refuse && stage->path.filename() == refuse) ec = std::make_error_code(std::errc::operation_not_permitted);
+            else fs::rename(stage->final_path, stage->path, ec);
+            if (ec) {
+                const std::string back = roll_back(lines);
+                sync_path(out_dir_, true);
+                if (back.empty()) {
+                    std::error_code ignored;
+                    fs::remove(out_dir_ / kJournalName, ignored);
+                    remove_backups();
+                }
+                throw InputError(located(stage->path.string(), 0,
+                                         fmt::format("cannot rename into place ({}); {}", ec.message(),
+                                                     back.empty() ? "every kdb was put back as it was"
+                                                                  : "undoing failed too (" + back +
+                                                                        "): the next run finishes it from the journal")));
+            }
             unregister_temporary(stage->final_slot);
             stage->final_path.clear();
             if (crash && *crash && ++renamed == 1) ::raise(SIGKILL);
@@ -495,6 +617,7 @@ std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& inte
         sync_path(out_dir_, true);
         std::error_code ec;
         fs::remove(out_dir_ / kJournalName, ec);
+        remove_backups();
         committed_ = true;
         for (auto& stage : stages_) stage->remove_files();
     }
@@ -559,7 +682,7 @@ std::optional<Target> target_from_kdb_filename(const fs::path& path) {
 
 VerifyReport verify_kdb(const fs::path& path, const std::optional<Target>& target) {
     VerifyReport report;
-    require_regular_file(path);
+    require_regular_input(path);  // SQLite would block on a FIFO forever
     {
         sqlite::Database db(path, SQLITE_OPEN_READONLY);
         try {

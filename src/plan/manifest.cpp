@@ -51,7 +51,7 @@ std::vector<std::string> string_list(const fs::path& file, const toml::table& ta
 Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, const std::vector<Target>& targets) {
     toml::table root;
     try {
-        root = toml::parse_file(manifest.string());
+        root = toml::parse(read_text_file(manifest), manifest.string());
     } catch (const toml::parse_error& e) {
         throw InputError(located(manifest.string(), e.source().begin.line, std::string(e.description())));
     }

@@ -48,7 +48,23 @@ std::string PerfDb::config_key(const ConvProblem& p) {
                        at(p.dilations, 0, 1), at(p.dilations, 1, 2), three_d ? p.dilations[0] : 0, p.bias, p.groups);
 }
 
-PerfDb::PerfDb(const fs::path& path) {
+namespace {
+
+// A path as an SQLite URI's path: the characters URIs give a meaning escaped.
+std::string uri_escape(const std::string& path) {
+    std::string out;
+    for (const char c : path) {
+        if (c == '%' || c == '?' || c == '#' || static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e)
+            out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+        else
+            out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+PerfDb::PerfDb(const fs::path& path) : path_(path) {
     fs::path db_path = path;
     std::optional<AtomicFile> unpacked;  // removed when done
     if (path.extension() == ".bz2") {
@@ -65,7 +81,11 @@ PerfDb::PerfDb(const fs::path& path) {
         db_path = unpacked->temp_path();
     }
     sqlite3* db = nullptr;
-    if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    // immutable=1: no locks, and no -wal or -shm file next to it whatever journal
+    // mode its header records (MIOpen writes its dbs in WAL mode).
+    if (!unpacked) require_regular_input(path);
+    const std::string uri = "file:" + uri_escape(fs::absolute(db_path).string()) + "?immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
         sqlite3_close(db);
         throw InputError(located(path.string(), 0, "cannot open perf-db"));
     }
@@ -128,7 +148,7 @@ PerfDb::PerfDb(const fs::path& path) {
             if (i < 24) columns.push_back(std::move(value));
         }
         records_[{join(columns, "|"), reinterpret_cast<const char*>(sqlite3_column_text(stmt, 24))}] =
-            reinterpret_cast<const char*>(sqlite3_column_text(stmt, 25));
+            Record{reinterpret_cast<const char*>(sqlite3_column_text(stmt, 25)), sqlite3_column_int64(stmt, 26)};
     }
     if (rc != SQLITE_DONE) {
         const std::string why = sqlite3_errmsg(db);
@@ -148,7 +168,16 @@ const SharedPaths& MiopenTree::include_dirs(const fs::path& source) const {
 std::optional<std::string> PerfDb::find(const ConvProblem& problem, const std::string& solver) const {
     const auto it = records_.find({config_key(problem), solver});
     if (it == records_.end()) return std::nullopt;
-    return it->second;
+    return it->second.params;
+}
+
+void PerfDb::malformed(const ConvProblem& problem, const std::string& solver, const std::string& params) const {
+    const auto it = records_.find({config_key(problem), solver});
+    const long long row = it == records_.end() ? 0 : it->second.row;
+    throw InputError(located(path_.string(), 0,
+                             fmt::format("perf_db row {}: params '{}' for {} do not parse as that solver's "
+                                         "configuration (a malformed tuning is never replaced by the default)",
+                                         row, params, solver)));
 }
 
 MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string>& assume_version) {

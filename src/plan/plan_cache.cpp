@@ -1,5 +1,6 @@
 #include "kdbgen/plan_cache.hpp"
 
+#include "kdbgen/cache_entry.hpp"
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +21,7 @@ namespace kdbgen {
 
 namespace {
 
-constexpr std::string_view kMagic = "kdbgen-plan 2\n";
-constexpr std::size_t kChecksumSize = 64;  // SHA-256, hex
+constexpr std::string_view kMagic = "kdbgen-plan 3\n";
 
 long long mtime_ns(const fs::directory_entry& entry, std::error_code& ec) {
     const auto time = entry.last_write_time(ec);
@@ -110,7 +110,6 @@ public:
             out += *s;
         }
         out += body_;
-        out += Sha256().add(out).hex();
         return Bytes(out.begin(), out.end());
     }
 
@@ -128,13 +127,10 @@ private:
 class Reader {
 public:
     explicit Reader(std::string_view data) : data_(data) {
-        if (data.size() < kMagic.size() + kChecksumSize || !data.starts_with(kMagic))
-            throw std::runtime_error("not a kdbgen plan");
-        const auto payload = data.substr(0, data.size() - kChecksumSize);
-        if (Sha256().add(payload).hex() != data.substr(payload.size())) throw std::runtime_error("checksum mismatch");
-        data_ = payload;
+        if (!data.starts_with(kMagic)) throw std::runtime_error("not a kdbgen plan");
         at_ = kMagic.size();
         const std::uint32_t count = u32();
+        if (count > (data_.size() - at_) / sizeof(std::uint32_t)) throw std::runtime_error("bad string count");
         table_.reserve(count);
         for (std::uint32_t i = 0; i < count; ++i) {
             const std::uint32_t size = u32();
@@ -242,7 +238,7 @@ std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>
     return key.hex();
 }
 
-Bytes serialize_plan(const Plan& plan) {
+Bytes serialize_plan(const Plan& plan, std::string_view key) {
     Writer w;
     std::vector<std::string> specs;
     for (const auto& target : plan.targets) specs.push_back(target.spec());
@@ -284,11 +280,15 @@ Bytes serialize_plan(const Plan& plan) {
         w.u64(s.lines.count), w.u64(s.lines.first_line);
         w.str(s.lines.first_reason);
     });
-    return w.finish();
+    const Bytes body = w.finish();
+    return seal_cache_entry("plan", key, body);
 }
 
-Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets) {
-    Reader r(data);
+Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets, std::string_view key) {
+    std::string why;
+    const auto body = open_cache_entry("plan", key, data, &why);
+    if (!body) throw std::runtime_error(why);
+    Reader r(*body);
     Plan plan;
     plan.targets = targets;
     std::size_t target_count = 0;
@@ -372,18 +372,20 @@ Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Tar
     fs::create_directories(folder, ec);
     const fs::path lock_path = folder / (key + ".lock");
     std::optional<EntryLock> lock(std::in_place, lock_path);
-    if (fs::is_regular_file(entry, ec)) {
+    if (fs::exists(fs::symlink_status(entry, ec))) {
         try {
+            if (!fs::is_regular_file(fs::symlink_status(entry, ec))) throw std::runtime_error("not a regular file");
             const Bytes data = read_file(entry);
-            Plan plan = deserialize_plan(std::string_view(data.data(), data.size()), targets);
+            Plan plan = deserialize_plan(std::string_view(data.data(), data.size()), targets, key);
             fs::last_write_time(entry, fs::file_time_type::clock::now(), ec);  // recently used
             use->hit = true;
             use->seconds = std::chrono::duration<double>(Clock::now() - started).count();
             plan.timings.cache = use->seconds;
             plan.timings.cache_hit = true;
             return plan;
-        } catch (const std::exception&) {
-            fs::remove(entry, ec);  // damaged: planned again below, never used
+        } catch (const std::exception& e) {
+            report_refused_cache_entry("plan", entry, e.what());
+            fs::remove(entry, ec);  // damaged or another plan's: planned again below, never used
         }
     }
     Plan plan;
@@ -399,7 +401,7 @@ Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Tar
     }
     started = Clock::now();
     try {
-        const Bytes data = serialize_plan(plan);
+        const Bytes data = serialize_plan(plan, key);
         write_file_atomic(entry, std::span<const char>(data.data(), data.size()));
         // Keep the newest few: a whole-architecture plan is tens of megabytes.
         std::vector<std::pair<fs::file_time_type, fs::path>> entries;

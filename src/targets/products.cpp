@@ -15,7 +15,7 @@ namespace kdbgen {
 std::vector<Product> read_products(const std::string& path) {
     toml::table root;
     try {
-        root = toml::parse_file(path);
+        root = toml::parse(read_text_file(path), std::string(path));
     } catch (const toml::parse_error& e) {
         throw InputError(located(path, e.source().begin.line, std::string(e.description())));
     }

@@ -188,6 +188,13 @@ Target parse_target(std::string_view spec) {
             throw bad(fmt::format("feature '{}' must end in + or -", feature));
         const std::string base = feature.substr(0, feature.size() - 1);
         const FeatureState state = feature.back() == '+' ? FeatureState::On : FeatureState::Off;
+        // A feature given twice (xnack+:xnack-) names no single card: refused, not "last wins".
+        const auto once = [&](FeatureState current) {
+            if (current != FeatureState::Unset)
+                throw bad(fmt::format("feature '{}' is given more than once", base));
+        };
+        if (base == "xnack") once(target.xnack);
+        else if (base == "sramecc") once(target.sramecc);
         if (base == "xnack") {
             if (!target.processor->supports_xnack)
                 throw bad(fmt::format("{} does not support xnack", target.name()));

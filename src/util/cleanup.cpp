@@ -1,4 +1,12 @@
 #include "kdbgen/cleanup.hpp"
+#include "kdbgen/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <fstream>
+#include <regex>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cstring>
@@ -112,6 +120,73 @@ void unlink_registered_temporaries() noexcept {
         ::close(fd);
         ::rmdir(slot.path);
     }
+}
+
+}  // namespace kdbgen
+
+// --- scratch folders in TMPDIR --------------------------------------------
+
+
+namespace kdbgen {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tmpdir_path() {
+    const char* env = std::getenv("TMPDIR");
+    return env && *env ? fs::path(env) : fs::path("/tmp");
+}
+
+InputError tmpdir_error(const fs::path& tmp, const std::string& why) {
+    return InputError(fmt::format("TMPDIR {}: {}; nothing was written (set TMPDIR to a writable folder with free space)",
+                                  tmp.string(), why));
+}
+
+}  // namespace
+
+fs::path make_scratch_folder(const char* kind) {
+    const fs::path tmp = tmpdir_path();
+    std::string pattern = (tmp / fmt::format("kdbgen-{}-{}-XXXXXX", kind, ::getpid())).string();
+    if (!::mkdtemp(pattern.data())) throw tmpdir_error(tmp, std::string("cannot make a scratch folder: ") + std::strerror(errno));
+    return pattern;
+}
+
+std::size_t remove_dead_scratch() {
+    static const std::regex pattern(R"(^(kdbgen-[a-z]+-([0-9]+)-[A-Za-z0-9]{6}|\.kdbgen-[a-z-]+\.tmp\.([0-9]+)\.[0-9]+\.[0-9a-f]+)$)");
+    std::size_t removed = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(tmpdir_path(), ec)) {
+        const std::string name = entry.path().filename().string();
+        std::smatch m;
+        if (!std::regex_match(name, m, pattern)) continue;
+        const long pid = std::stol(m[2].matched ? m[2].str() : m[3].str());
+        struct stat st {};
+        if (::lstat(entry.path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+        if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;  // alive
+        std::error_code remove_ec;
+        if (fs::remove_all(entry.path(), remove_ec) > 0) ++removed;
+    }
+    return removed;
+}
+
+void check_tmpdir() {
+    const fs::path tmp = tmpdir_path();
+    std::error_code ec;
+    const auto status = fs::status(tmp, ec);
+    if (!fs::exists(status)) throw tmpdir_error(tmp, "no such folder");
+    if (!fs::is_directory(status)) throw tmpdir_error(tmp, "is not a folder");
+    const fs::path probe = make_scratch_folder("check");
+    // One page of real data: a full file system takes the folder but not this.
+    const std::string page(4096, 'k');
+    bool written = false;
+    {
+        std::ofstream out(probe / "probe", std::ios::binary);
+        written = static_cast<bool>(out.write(page.data(), static_cast<std::streamsize>(page.size()))) &&
+                  static_cast<bool>(out.flush());
+    }
+    fs::remove_all(probe, ec);
+    if (!written) throw tmpdir_error(tmp, "a 4 KiB file cannot be written (full or read-only?)");
 }
 
 }  // namespace kdbgen

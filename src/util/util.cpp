@@ -17,6 +17,8 @@
 #include <random>
 #include <stdexcept>
 #include <system_error>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kdbgen {
@@ -169,29 +171,73 @@ Bytes bz2_decompress_stream(std::span<const char> data) {
     return out;
 }
 
-Bytes read_file(const fs::path& path) {
-    // A folder opens as a stream on Linux and reads as garbage (or a huge
-    // size): it is an input error naming it.
+void require_regular_input(const fs::path& path) {
     std::error_code ec;
-    if (fs::is_directory(path, ec)) throw InputError(located(path.string(), 0, "is a folder, not a file"));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(located(path.string(), 0, "cannot open file for reading"));
-    // One read of the whole file: find-dbs and cached objects are megabytes,
-    // and a character-by-character copy was a tenth of a warm build. Pipes
-    // and other unsized files are read as a stream.
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    Bytes data;
-    if (size >= 0) {
-        in.seekg(0, std::ios::beg);
-        data.resize(static_cast<std::size_t>(size));
-        in.read(data.data(), size);
-        if (in.gcount() != size) throw InputError(located(path.string(), 0, "read error"));
-    } else {
-        in.clear();
-        data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    const auto status = fs::status(path, ec);
+    if (!fs::exists(status)) {
+        if (fs::is_symlink(fs::symlink_status(path, ec)))
+            throw InputError(located(path.string(), 0, "is a link to nothing (or a loop of links)"));
+        throw InputError(located(path.string(), 0, "no such file"));
     }
-    if (in.bad()) throw InputError(located(path.string(), 0, "read error"));
+    if (fs::is_directory(status)) throw InputError(located(path.string(), 0, "is a folder, not a file"));
+    if (!fs::is_regular_file(status))
+        throw InputError(located(path.string(), 0, "is not a regular file (a FIFO, socket or device): refused"));
+}
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        if (length == 0 || (length == 2 && c < 0xc2) || (length == 4 && c > 0xf4) || i + length > text.size()) return i;
+        for (std::size_t k = 1; k < length; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
+        if (length == 3) {
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0)) return i;  // overlong, surrogate
+        }
+        if (length == 4) {
+            const auto c1 = static_cast<unsigned char>(text[i + 1]);
+            if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90)) return i;
+        }
+        i += length;
+    }
+    return std::nullopt;
+}
+
+Bytes read_file(const fs::path& path) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; whatever the open
+    // gives is then checked to be a regular file, so a FIFO or device planted
+    // after a check is refused too.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        if (err == ENOENT || err == ELOOP || err == EISDIR) require_regular_input(path);
+        throw InputError(located(path.string(), 0, std::string("cannot open file for reading: ") + std::strerror(err)));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        require_regular_input(path);
+        throw InputError(located(path.string(), 0, "is not a regular file"));
+    }
+    Bytes data(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    // One read of the whole file: find-dbs and cached objects are megabytes,
+    // and a character-by-character copy was a tenth of a warm build.
+    while (done < data.size()) {
+        const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw InputError(located(path.string(), 0, std::string("read error: ") + std::strerror(err)));
+        }
+        if (n == 0) break;  // shrank while read
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    data.resize(done);
     return data;
 }
 

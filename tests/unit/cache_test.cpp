@@ -96,7 +96,9 @@ TEST(Cache, TrimKeepsTheFolderUnderItsLimit) {
     EXPECT_EQ(cache.stats().entries, 10u);
     cache.trim(4500);
     EXPECT_LE(cache.stats().bytes, 4500u);
-    EXPECT_EQ(cache.clear(), cache.stats().entries == 0 ? 0u : 4u);
+    const auto left = cache.stats().entries;  // each entry is its object and a sealed header
+    EXPECT_GE(left, 3u);
+    EXPECT_EQ(cache.clear(), left);
     EXPECT_EQ(cache.stats().entries, 0u);
 }
 

@@ -1,5 +1,6 @@
 // Problem keys and find-db files, against MIOpen's own data.
 // Key format: ProblemDescription::Serialize, src/conv/problem_description.cpp:188-237 (MIOpen 3.3.0).
+#include "kdbgen/cache_entry.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "test_support.hpp"
@@ -495,7 +496,7 @@ TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
         EXPECT_TRUE(compressed.has_value());
         const Bytes packed = compressed.value_or(Bytes{});
         write_file_atomic(dir / "x.HIP.fdb.txt.bz2", std::span<const char>(packed.data(), packed.size()));
-        return sha256_hex(std::span<const char>(packed.data(), packed.size()));
+        return Sha256().add(std::string_view(packed.data(), packed.size())).hex();
     };
     const auto decoded = dir / "decoded";
     const auto hash = pack(first);
@@ -506,10 +507,16 @@ TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
     const Bytes packed = read_file(dir / "x.HIP.fdb.txt.bz2");
     const auto kept = decoded / (named.add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
     ASSERT_TRUE(fs::exists(kept)) << "kept as " << kept;
-    EXPECT_EQ(read_text_file(kept), first);
-    // A warm read parses the kept text, not the packed file.
-    std::ofstream(kept) << first << second;
+    const std::string entry = read_text_file(kept);
+    EXPECT_EQ(open_cache_entry("find-db-text", Sha256().add(std::string_view(packed.data(), packed.size())).hex(), entry),
+              std::optional<std::string_view>(first));
+    // A warm read parses the kept text, not the packed file (a text sealed as kdbgen seals it).
+    write_file_atomic(kept, seal_cache_entry("find-db-text", Sha256().add(std::string_view(packed.data(), packed.size())).hex(),
+                                             std::string_view(first + second)));
     EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded).size(), 80u);
+    // An edited one is refused and unpacked again (issue #25).
+    std::ofstream(kept) << first << second;
+    EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded).size(), 40u);
     // A changed find-db is unpacked again under its own name.
     EXPECT_NE(pack(second), hash);
     const auto changed = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);

@@ -14,9 +14,12 @@
 #include <gtest/gtest.h>
 
 #include <elf.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <iostream>
@@ -489,3 +492,35 @@ TEST(HipCompat, OverlayKeepsTheMachineCode) {
 }
 
 }  // namespace
+
+// Issue #25: the overlay's folder is named by the tree it was made from, not by
+// the files under it, so an edited overlay file was used as it was (and no key
+// saw it). Each run now checks every file against the rewrite and writes back
+// what differs. Each run is a fresh process here (fork): the overlay is made
+// once per process.
+TEST(HipCompat, EditedOverlayFileIsWrittenAgainBeforeUse) {
+    const test::TempDir dir;
+    const auto include = dir / "utility";
+    fs::create_directories(include);
+    std::ofstream(include / "static_kernel_amd_buffer_addressing.hpp") << kLegacy;
+    std::ofstream(include / "other.hpp") << "// another header\n";
+    const auto in_child = [&](const std::function<bool()>& check) {
+        const pid_t pid = ::fork();
+        if (pid == 0) ::_exit(check() ? 0 : 1);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    };
+    fs::path overlay;
+    ASSERT_TRUE(in_child([&] { return hip_compat_overlay(include, dir / "work").has_value(); }));
+    for (const auto& entry : fs::directory_iterator(dir / "work")) overlay = entry.path();
+    ASSERT_FALSE(overlay.empty());
+    const auto rewritten = read_file(overlay / "static_kernel_amd_buffer_addressing.hpp");
+    std::ofstream(overlay / "static_kernel_amd_buffer_addressing.hpp", std::ios::app) << "#error planted\n";
+    fs::remove(overlay / "other.hpp");
+    fs::create_symlink("/etc/hostname", overlay / "other.hpp");  // a link is replaced, never written through
+    ASSERT_TRUE(in_child([&] { return hip_compat_overlay(include, dir / "work") == overlay; }));
+    EXPECT_EQ(read_file(overlay / "static_kernel_amd_buffer_addressing.hpp"), rewritten) << "the edited file was kept";
+    EXPECT_FALSE(fs::is_symlink(overlay / "other.hpp"));
+    EXPECT_EQ(read_file(overlay / "other.hpp"), read_file(include / "other.hpp"));
+}

@@ -13,6 +13,7 @@
 // No perf-db of gfx908 or gfx90a is in the tree (their blobs are too large for the mirror), and the
 // shipped gfx900/gfx906/gfx1030/gfx942 perf-dbs hold no record of these solvers: the record path is
 // tested with a perf-db written by tests/support/perf_db_fixture.hpp.
+#include "kdbgen/error.hpp"
 #include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/miopen_tree.hpp"
@@ -171,9 +172,18 @@ TEST(HipIgemmFwdx, PaddedGemmGoldenFromPerfDbRecordGfx90a) {
     // A record IsReallyValid refuses falls back to the default: a padding factor of 0 (MIOpen would
     // divide by it), and a KPerBlock that does not divide the padded K (32/8 = 4 is no multiple of 8).
     int n = 0;
-    for (const char* bad : {"128,128,4,64,64,8,0,128,32,0,1,1", "128,128,8,64,64,8,32,128,32,0,1,1", "1,2,3"}) {
+    for (const char* bad : {"128,128,4,64,64,8,0,128,32,0,1,1", "128,128,8,64,64,8,32,128,32,0,1,1"}) {
         const PerfDb other(test::write_perf_db(dir / ("bad" + std::to_string(++n) + ".db"), {{problem, kPadded, bad}}));
         EXPECT_EQ(plan_one(kPadded, problem, "gfx90a:sramecc+:xnack-_110", &other).options, d.options) << bad;
+    }
+    // A record that does not even parse (three fields of twelve) is damage, not a tuning: MIOpen would
+    // take the default, kdbgen stops and names the row (issue #25).
+    const PerfDb short_record(test::write_perf_db(dir / "bad3.db", {{problem, kPadded, "1,2,3"}}));
+    try {
+        plan_one(kPadded, problem, "gfx90a:sramecc+:xnack-_110", &short_record);
+        ADD_FAILURE() << "a params string of 3 fields was taken";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("bad3.db: perf_db row 1: params '1,2,3'"), std::string::npos) << e.what();
     }
 }
 

@@ -88,24 +88,26 @@ void expect_same(const Plan& a, const Plan& b) {
 
 std::string text_of(const Bytes& bytes) { return std::string(bytes.begin(), bytes.end()); }
 
+const std::string kKey(64, 'a');
+
 }  // namespace
 
 TEST(PlanCache, PlansRoundTripExactly) {
     const Plan plan = sample_plan();
-    const std::string bytes = text_of(serialize_plan(plan));
-    const Plan back = deserialize_plan(bytes, plan.targets);
+    const std::string bytes = text_of(serialize_plan(plan, kKey));
+    const Plan back = deserialize_plan(bytes, plan.targets, kKey);
     expect_same(plan, back);
     // Builds of one include list share it again.
     EXPECT_EQ(&*back.builds[0].build.include_dirs.begin(), &*back.builds[1].build.include_dirs.begin());
-    EXPECT_EQ(text_of(serialize_plan(back)), bytes) << "the same plan gives the same bytes";
+    EXPECT_EQ(text_of(serialize_plan(back, kKey)), bytes) << "the same plan gives the same bytes";
 }
 
 TEST(PlanCache, DamagedOrForeignEntriesAreRefused) {
     const Plan plan = sample_plan();
-    const std::string bytes = text_of(serialize_plan(plan));
+    const std::string bytes = text_of(serialize_plan(plan, kKey));
     const auto refused = [&](const std::string& data, const std::vector<Target>& targets) {
         try {
-            deserialize_plan(data, targets);
+            deserialize_plan(data, targets, kKey);
         } catch (const std::runtime_error&) {
             return true;
         }
@@ -121,6 +123,13 @@ TEST(PlanCache, DamagedOrForeignEntriesAreRefused) {
     EXPECT_TRUE(refused("", plan.targets));
     EXPECT_TRUE(refused(bytes, parse_target_list("gfx90a:sramecc+:xnack-_110"))) << "other targets";
     EXPECT_TRUE(refused(bytes, parse_target_list("gfx1030,gfx90a:sramecc+:xnack-_110"))) << "targets in another order";
+    // Another key's entry, even re-sealed with a correct digest over its content.
+    try {
+        deserialize_plan(bytes, plan.targets, std::string(64, 'b'));
+        ADD_FAILURE() << "an entry opened under another key";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("sealed under key"), std::string::npos) << e.what();
+    }
 }
 
 namespace {

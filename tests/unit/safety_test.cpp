@@ -5,6 +5,7 @@
 #include "kdbgen/compile.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/miopen_tree.hpp"
+#include "perf_db_fixture.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -410,7 +411,9 @@ TEST(Safety, D5_BuildThatCompiledNothingReplacesNoKdb) {
     auto args = build_args(fill_manifest(dir.path(), 1, 3), out, dir / "cache2");
     args.insert(args.end(), {"--llvm-root", failing_llvm(dir.path()).string()});
     const auto run = run_kdbgen(args);
-    EXPECT_EQ(run.exit_code, 1) << run.output;
+    // Every compile says "No space left on device": a TMPDIR failure, exit 2 since issue #25.
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("TMPDIR"), std::string::npos) << run.output;
     EXPECT_EQ(kdb_bytes(out), old) << "good kdbs replaced by empty ones";
     // --min-built: fewer than the threshold built replaces nothing either.
     std::ofstream(dir / "half.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
@@ -484,12 +487,11 @@ TEST(Safety, D5_FullTmpdirAndFullOutputDiskLeaveTheOldKdbs) {
     const auto manifest = fill_manifest(dir.path(), 10, 8);
     const std::string tmpdir = "TMPDIR=" + disk.path().string();
 
-    // TMPDIR full: every compile fails, so nothing is replaced (--min-built).
+    // TMPDIR full: the run stops before planning, naming TMPDIR (issue #25: exit 2, not 1).
     disk.fill_leaving(0);
     const auto compiles = run_with_env({tmpdir}, build_args(manifest, out, dir / "fresh-cache"));
-    EXPECT_EQ(compiles.exit_code, 1) << compiles.output;
-    EXPECT_NE(compiles.output.find("No space left on device"), std::string::npos) << compiles.output;
-    EXPECT_NE(compiles.output.find("0 of 8 kernels built"), std::string::npos) << compiles.output;
+    EXPECT_EQ(compiles.exit_code, 2) << compiles.output;
+    EXPECT_NE(compiles.output.find("TMPDIR " + disk.path().string()), std::string::npos) << compiles.output;
     EXPECT_EQ(kdb_bytes(out), old) << "TMPDIR full: good kdbs replaced";
     EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
     EXPECT_EQ(disk.files(), std::vector<std::string>{"filler"}) << "temporaries left in TMPDIR";
@@ -499,7 +501,7 @@ TEST(Safety, D5_FullTmpdirAndFullOutputDiskLeaveTheOldKdbs) {
     no_cache.push_back("--no-cache");
     const auto toolchain = run_with_env({tmpdir}, no_cache);
     EXPECT_EQ(toolchain.exit_code, 2) << toolchain.output;
-    EXPECT_NE(toolchain.output.find("No space left on device"), std::string::npos) << toolchain.output;
+    EXPECT_NE(toolchain.output.find("TMPDIR " + disk.path().string()), std::string::npos) << toolchain.output;
     EXPECT_EQ(kdb_bytes(out), old) << "TMPDIR full (--no-cache): good kdbs replaced";
     EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
     EXPECT_EQ(disk.files(), std::vector<std::string>{"filler"}) << "temporaries left in TMPDIR";
@@ -897,4 +899,563 @@ TEST(FaultSuite, RandomKillsLeaveEveryKdbOldOrCompleteNew) {
     EXPECT_EQ(build_kills_sent, 20);
     // Kill times are random and the machine may be loaded: a third of the trials landing mid-run is the floor.
     EXPECT_GE(interrupted + killed, kTrials / 3) << "too few trials hit the command while it ran";
+}
+
+// =====================================================================================
+// Issue #25: trust nothing on disk. Each test reproduces one finding of the re-check;
+// docs/safety.md lists them with what the binary before the fix did.
+
+namespace {
+
+// A MIOpen 3.3.0 stand-in whose gfx906_60 find-db is packed (.bz2, so its text is
+// cached) and names ConvOclDirectFwd for each problem; the kernel file is empty, as a
+// dry run compiles nothing.
+fs::path trust_tree(const fs::path& root, const std::vector<int>& batches, const std::string& perf_params = "") {
+    fs::create_directories(root / "src" / "kernels");
+    std::ofstream(root / "CMakeLists.txt") << "project(MIOpen)\nrocm_setup_version(VERSION 3.3.0)\n";
+    std::ofstream(root / "src" / "kernels" / "MIOpenConvDirUni.cl") << "// kernel\n";
+    std::string text;
+    for (const int n : batches)
+        text += fmt::format("64-28-28-3x3-64-28-28-{}-1x1-1x1-1x1-0-NCHW-FP32-F=ConvOclDirectFwd:0.5,0,"
+                            "miopenConvolutionFwdAlgoDirect\n", n);
+    bzip2_to(root / "src" / "kernels" / "gfx906_60.HIP.fdb.txt.bz2", text);
+    if (!perf_params.empty()) {
+        const auto db = test::write_perf_db(root / "gfx906_60.db",
+            {{fmt::format("64-28-28-3x3-64-28-28-{}-1x1-1x1-1x1-0-NCHW-FP32-F", batches.front()), "ConvOclDirectFwd", perf_params}});
+        const auto bytes = read_file(db);
+        bzip2_to(root / "src" / "kernels" / "gfx906_60.db.bz2", std::string(bytes.begin(), bytes.end()));
+    }
+    return root;
+}
+
+// The commands of a dry run (build -n --json) for the stand-in tree: what a build would compile.
+nlohmann::json planned_compiles(const fs::path& tree, const fs::path& cache, ProcessResult* result = nullptr,
+                                const std::vector<std::string>& env = {}) {
+    const auto run = run_with_env(env, {"build", "-n", "--json", "--miopen-src", tree.string(), "--targets", "gfx906_60",
+                                        "-o", (tree.parent_path() / "out").string(), "--cache-dir", cache.string()});
+    if (result) *result = run;
+    if (run.exit_code != 0 || run.output.find('{') == std::string::npos) return nullptr;
+    return nlohmann::json::parse(run.output.substr(run.output.find('{')), nullptr, false)["compiles"];
+}
+
+std::vector<fs::path> files_under(const fs::path& dir, const std::string& extension) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->path().extension() == extension) out.push_back(it->path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void overwrite(const fs::path& path, const Bytes& bytes) {
+    fs::remove(path);
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+ProcessResult run_with_timeout(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"/usr/bin/timeout", "-k", "5", "30", test::kdbgen_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+}
+
+}  // namespace
+
+// A cached find-db text cut at a line boundary planned half the lines, exit 0; an edited
+// one changed the plan; one cut mid-line blamed the intact MIOpen file.
+TEST(Trust, CutOrEditedFindDbTextInTheCacheIsUnpackedAgain) {
+    test::TempDir dir;
+    const auto tree = trust_tree(dir / "tree", {1, 2, 3, 4, 5, 6, 7, 8});
+    const auto cache = dir / "cache";
+    const auto cold = planned_compiles(tree, cache);
+    ASSERT_TRUE(cold.is_array() && cold.size() == 8u) << cold;
+    const auto texts = files_under(cache / "find-db", ".txt");
+    ASSERT_EQ(texts.size(), 1u);
+    const auto text = read_file(texts.front());
+    const std::string whole(text.begin(), text.end());
+    const auto half = whole.find("-5-1x1");
+    const auto line_start = whole.rfind('\n', half) + 1;
+    struct Damage {
+        const char* what;
+        std::string bytes;
+    };
+    std::string edited = whole;
+    edited.replace(edited.find("-28-8-1x1"), 9, "-28-9-1x1");  // batch 8 becomes batch 9
+    for (const auto& damage : {Damage{"cut at a line boundary", whole.substr(0, line_start)},
+                               Damage{"cut mid-line", whole.substr(0, half)}, Damage{"an edited problem", edited}}) {
+        overwrite(texts.front(), Bytes(damage.bytes.begin(), damage.bytes.end()));
+        fs::remove_all(cache / "plan");  // the plan cache would answer without reading the text
+        ProcessResult run;
+        const auto again = planned_compiles(tree, cache, &run);
+        EXPECT_EQ(run.exit_code, 0) << damage.what << ": " << run.output.substr(0, 400);
+        EXPECT_EQ(again, cold) << damage.what << ": the damaged text was planned";
+    }
+}
+
+// Two plans swapped in the cache (each a well-formed entry, re-sealed with its own
+// checksum): a build for one input used the other's kernels.
+TEST(Trust, SwappedPlanEntriesAreRefused) {
+    test::TempDir dir;
+    const auto tree_a = trust_tree(dir / "a" / "tree", {1, 2});
+    const auto tree_b = trust_tree(dir / "b" / "tree", {3, 4, 5});
+    const auto cache = dir / "cache";
+    const auto plan_a = planned_compiles(tree_a, cache), plan_b = planned_compiles(tree_b, cache);
+    ASSERT_TRUE(plan_a.is_array() && plan_b.is_array());
+    ASSERT_NE(plan_a, plan_b);
+    auto entries = files_under(cache / "plan", ".plan");
+    ASSERT_EQ(entries.size(), 2u);
+    const auto first = read_file(entries[0]), second = read_file(entries[1]);
+    overwrite(entries[0], second);
+    overwrite(entries[1], first);
+    EXPECT_EQ(planned_compiles(tree_a, cache), plan_a) << "tree a planned with another entry's plan";
+    EXPECT_EQ(planned_compiles(tree_b, cache), plan_b) << "tree b planned with another entry's plan";
+}
+
+// Two code objects swapped in the cache, or one edited with its digest recomputed over
+// the object alone: the kdb held the wrong code. Now each is a miss and is compiled again.
+TEST(Trust, SwappedOrReDigestedCodeObjectsAreCompiledAgain) {
+    test::TempDir dir;
+    const auto manifest = fill_manifest(dir.path(), 1, 2);
+    const auto cache = dir / "cache";
+    // One target: its two kernels have the same symbol and differ in one value.
+    const auto one_target = [&](const fs::path& out) {
+        auto args = build_args(manifest, out, cache);
+        args[2] = "gfx1030_36";
+        return args;
+    };
+    ASSERT_EQ(run_kdbgen(one_target(dir / "cold")).exit_code, 0);
+    auto objects = files_under(cache, ".co");
+    ASSERT_EQ(objects.size(), 2u);
+    const auto md5_of = [](fs::path p) { return p.replace_extension(".md5"); };
+    const auto same_target = objects;
+    const auto a = read_file(same_target[0]), b = read_file(same_target[1]);
+    overwrite(same_target[0], b);
+    overwrite(same_target[1], a);
+    for (const auto& object : same_target)  // kdbgen 0.x kept the object's MD5 beside it
+        if (fs::exists(md5_of(object))) {
+            const auto bytes = read_file(object);
+            const auto digest = md5_hex(bytes);
+            overwrite(md5_of(object), Bytes(digest.begin(), digest.end()));
+        }
+    ASSERT_EQ(run_kdbgen(one_target(dir / "swapped")).exit_code, 0);
+    EXPECT_EQ(kdb_bytes(dir / "swapped"), kdb_bytes(dir / "cold")) << "swapped code objects were used";
+
+    // One object edited in place (a byte of its code), its digest recomputed over the object.
+    objects = files_under(cache, ".co");
+    auto bytes = read_file(objects.front());
+    bytes[bytes.size() - 300] ^= 0x01;
+    overwrite(objects.front(), bytes);
+    if (fs::exists(md5_of(objects.front()))) {
+        const auto digest = md5_hex(bytes);
+        overwrite(md5_of(objects.front()), Bytes(digest.begin(), digest.end()));
+    }
+    ASSERT_EQ(run_kdbgen(one_target(dir / "edited")).exit_code, 0);
+    EXPECT_EQ(kdb_bytes(dir / "edited"), kdb_bytes(dir / "cold")) << "an edited code object was used";
+}
+
+// The cache linked to system files (the device libraries): a write through a link
+// truncated a system bitcode file. Now it holds only its own regular files.
+TEST(Trust, TheCacheHoldsNoLinks) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 1), dir / "out", cache)).exit_code, 0);
+    // An OpenCL kernel too: its compile uses the device libraries.
+    fs::create_directories(dir / "k");
+    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "k" / "kdbgen_fill.s");
+    std::ofstream(dir / "k" / "ok.cl") << "__kernel void Ok(__global float* p) { p[0] = 1.0f; }\n";
+    std::ofstream(dir / "cl.toml") << "[[kernel]]\nfile = \"ok.cl\"\nsymbols = [\"Ok\"]\noptions = [\"\"]\n";
+    const auto cl = run_kdbgen({"build", "--targets", kTargets, "-o", (dir / "out2").string(), "--manifest",
+                                (dir / "cl.toml").string(), "--kernels-dir", (dir / "k").string(), "--cache-dir",
+                                cache.string(), "-q"});
+    ASSERT_EQ(cl.exit_code, 0) << cl.output;
+    std::vector<std::string> links;
+    for (const auto& entry : fs::recursive_directory_iterator(cache))
+        if (fs::is_symlink(entry.symlink_status())) links.push_back(entry.path().string());
+    EXPECT_TRUE(links.empty()) << links.size() << " links, e.g. " << links.front();
+}
+
+// A perf-db row whose params do not parse for its solver became the default tuning,
+// exit 0. Now exit 2 naming the file, the row and the value.
+TEST(Trust, MalformedPerfDbParamsAreAnErrorNamingTheRow) {
+    test::TempDir dir;
+    const auto good = trust_tree(dir / "good" / "tree", {1}, "8,8,16,16,2,2,2,4,1");
+    ProcessResult run;
+    ASSERT_TRUE(planned_compiles(good, dir / "cache", &run).is_array()) << run.output;
+    const auto bad = trust_tree(dir / "bad" / "tree", {1}, "8,3r,16,16,2,2,2,4,1");
+    EXPECT_FALSE(planned_compiles(bad, dir / "cache", &run).is_array());
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("gfx906_60.db.bz2: perf_db row 1: params '8,3r,16,16,2,2,2,4,1' for ConvOclDirectFwd"),
+              std::string::npos)
+        << run.output;
+}
+
+// A perf-db in WAL mode left -wal and -shm files in TMPDIR.
+TEST(Trust, WalPerfDbLeavesNothingInTmpdir) {
+    test::TempDir dir;
+    const auto tree = trust_tree(dir / "tree", {1}, "8,8,16,16,2,2,2,4,1");
+    {
+        const auto db = dir / "tree" / "gfx906_60.db";
+        ASSERT_EQ(run_process({"/usr/bin/sqlite3", db.string(), "PRAGMA journal_mode=WAL; CREATE TABLE x(y);"}).exit_code, 0);
+        const auto header = read_file(db);
+        ASSERT_EQ(header[18], 2) << "not in WAL mode";
+        bzip2_to(tree / "src" / "kernels" / "gfx906_60.db.bz2", std::string(header.begin(), header.end()));
+    }
+    fs::create_directories(dir / "tmp");
+    ProcessResult run;
+    EXPECT_TRUE(planned_compiles(tree, dir / "cache", &run, {"TMPDIR=" + (dir / "tmp").string()}).is_array()) << run.output;
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(dir / "tmp")) left.push_back(entry.path().filename().string());
+    EXPECT_TRUE(left.empty()) << fmt::format("{}", fmt::join(left, " "));
+}
+
+// `merge OUT OUT shard` read OUT before taking its lock: next to a --update of OUT it lost
+// that update's keys (10 of 31 rounds). Now the merge reads under the lock.
+TEST(Trust, MergeIntoItsOwnInputLosesNoConcurrentKey) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 200, 36), dir / "warm", cache)).exit_code, 0);
+    // Six shard folders of the same 12 keys: the merge reads for a while before it writes.
+    std::vector<std::string> merge{"merge"};
+    for (int shard = 0; shard < 6; ++shard) {
+        const auto folder = dir / fmt::format("shard{}", shard);
+        ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 212, 12), folder, cache)).exit_code, 0);
+        merge.push_back(folder.string());
+    }
+    std::mt19937 random(25);
+    int lost = 0;
+    for (int round = 0; round < 10; ++round) {
+        const auto out = dir / fmt::format("out{}", round);
+        ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 200, 12), out, cache)).exit_code, 0);
+        auto update = build_args(fill_manifest(dir.path(), 224, 12), out, cache);
+        update.push_back("--update");
+        auto merge_out = merge;
+        merge_out.insert(merge_out.begin() + 1, {out.string(), out.string()});
+        // The update plans from a warm cache (a few hundred ms), then writes; the merge starts
+        // at a random moment of that, so its read and the update's write overlap in some rounds.
+        std::vector<pid_t> pids{test::start_kdbgen(update)};
+        ::usleep(static_cast<useconds_t>(std::uniform_int_distribution<int>(0, 400)(random)) * 1000);
+        pids.push_back(test::start_kdbgen(merge_out));
+        for (const pid_t pid : pids) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        for (const auto& name : kKdbs) {
+            const auto keys = read_kdb(out / name).size();
+            if (keys != 36u) ++lost;
+            EXPECT_EQ(keys, 36u) << name << " round " << round;
+        }
+    }
+    std::printf("merge next to --update: %d kdbs of 20 lost keys\n", lost);
+}
+
+// --update and merge carried a record whose name lacks .o into a kdb verify rejects.
+TEST(Trust, UpdateAndMergeRefuseARecordVerifyWouldReject) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, dir / "cache")).exit_code, 0);
+    ASSERT_EQ(run_process({"/usr/bin/sqlite3", (out / "gfx1030_36.kdb").string(),
+                           "UPDATE kern_db SET kernel_name = 'kdbgen_fill.s' WHERE id = 1;"}).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    auto update = build_args(fill_manifest(dir.path(), 3, 1), out, dir / "cache");
+    update.push_back("--update");
+    const auto updated = run_kdbgen(update);
+    EXPECT_EQ(updated.exit_code, 2) << updated.output;
+    EXPECT_NE(updated.output.find("does not end in .o"), std::string::npos) << updated.output;
+    EXPECT_EQ(kdb_bytes(out), old);
+    const auto merged = run_kdbgen({"merge", (dir / "m.kdb").string(), (out / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(merged.exit_code, 2) << merged.output;
+    EXPECT_NE(merged.output.find("does not end in .o"), std::string::npos) << merged.output;
+    EXPECT_FALSE(fs::exists(dir / "m.kdb"));
+}
+
+// A rename failing in the middle of a two-kdb commit left a mixed folder the journal
+// could not repair. Now every kdb is put back. Shown with a fault hook, and for real
+// with an immutable file (chattr +i, root on a file system that has the flag).
+TEST(Trust, RenameFailingMidCommitLeavesEveryOldKdb) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    const auto run = run_with_env({"KDBGEN_TEST_FAIL_RENAME_OF=gfx90a6e.kdb"}, build_args(fill_manifest(dir.path(), 3, 2), out, cache));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("every kdb was put back"), std::string::npos) << run.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "the folder mixes old and new kdbs";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+
+    if (run_process({"/usr/bin/chattr", "+i", (out / "gfx90a6e.kdb").string()}).exit_code != 0)
+        GTEST_SKIP() << "chattr +i is not available here (needs root and a file system with the flag)";
+    const auto immutable = run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), out, cache));
+    run_process({"/usr/bin/chattr", "-i", (out / "gfx90a6e.kdb").string()});
+    EXPECT_EQ(immutable.exit_code, 2) << immutable.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "an immutable second kdb left the first replaced";
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+}
+
+// A missing or unusable TMPDIR, or compiles failing for lack of space in it, replaced
+// good kdbs with fewer kernels (exit 1). Now nothing is replaced and the exit is 2 naming TMPDIR.
+TEST(Trust, ARunThatFailsForTmpdirReplacesNothing) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 9), out, cache)).exit_code, 0);
+    const auto old = kdb_bytes(out);
+    std::ofstream(dir / "a-file") << "x";
+    for (const auto& tmp : {dir / "missing", dir / "a-file"}) {
+        const auto run = run_with_env({"TMPDIR=" + tmp.string()}, build_args(fill_manifest(dir.path(), 11, 9), out, dir / "cold"));
+        EXPECT_EQ(run.exit_code, 2) << run.output;
+        EXPECT_NE(run.output.find("TMPDIR " + tmp.string()), std::string::npos) << run.output;
+        EXPECT_EQ(kdb_bytes(out), old);
+    }
+    // Three of nine compiles fail for a full scratch disk, as clang says it.
+    const auto bin = dir / "llvm" / "bin";
+    fs::create_directories(bin);
+    const auto real = test::toolchain().llvm_root / "bin";
+    for (const char* tool : {"ld.lld", "llvm-as"}) fs::create_symlink(real / tool, bin / tool);
+    std::ofstream(bin / "clang") << "#!/bin/sh\ncase \"$*\" in *kdbgen_fill_value=1[3-5]*) "
+                                    "echo \"error: unable to open output file: 'No space left on device'\" >&2; exit 1;; esac\n"
+                                 << "exec " << (real / "clang").string() << " \"$@\"\n";
+    fs::permissions(bin / "clang", fs::perms::owner_all);
+    auto args = build_args(fill_manifest(dir.path(), 11, 9), out, dir / "cold2");
+    args.insert(args.end(), {"--llvm-root", (dir / "llvm").string(), "--in-process", "off"});
+    const auto partial = run_kdbgen(args);
+    EXPECT_EQ(partial.exit_code, 2) << partial.output;
+    EXPECT_NE(partial.output.find("TMPDIR"), std::string::npos) << partial.output;
+    EXPECT_EQ(kdb_bytes(out), old) << "kdbs with fewer kernels replaced the good ones";
+}
+
+// kill -9 during compiles left kdbgen scratch folders in TMPDIR that no run removed.
+TEST(Trust, ScratchOfKilledRunsIsRemovedByTheNextRun) {
+    test::TempDir dir;
+    fs::create_directories(dir / "tmp");
+    const auto cache = dir / "cache";
+    // A dead pid: a child that has exited and been reaped.
+    const pid_t dead = ::fork();
+    if (dead == 0) ::_exit(0);
+    ::waitpid(dead, nullptr, 0);
+    for (const auto& name : {fmt::format("kdbgen-compile-{}-AbC123", dead), fmt::format("kdbgen-toolchain-{}-xYz789", dead)}) {
+        fs::create_directories(dir / "tmp" / name / "inner");
+        std::ofstream(dir / "tmp" / name / "inner" / "scratch.o") << "x";
+    }
+    std::ofstream(dir / "tmp" / fmt::format(".kdbgen-perfdb.tmp.{}.0.1f", dead)) << "x";
+    const auto live = fmt::format("kdbgen-compile-{}-LiVe00", ::getpid());  // this process: alive
+    fs::create_directories(dir / "tmp" / live);
+    const auto run = run_with_env({"TMPDIR=" + (dir / "tmp").string()}, build_args(fill_manifest(dir.path(), 1, 1), dir / "out", cache));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(dir / "tmp")) left.push_back(entry.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{live});
+}
+
+// cache clean on a folder kdbgen never made deleted its plan/ and find-db/ folders; a
+// missing folder was created; --max-size "" emptied the whole cache.
+TEST(Trust, CacheCleanTouchesOnlyATaggedCache) {
+    test::TempDir dir;
+    const auto project = dir / "project";
+    fs::create_directories(project / "plan");
+    fs::create_directories(project / "find-db");
+    std::ofstream(project / "plan" / "roadmap.txt") << "mine";
+    const auto refused = run_kdbgen({"cache", "clean", "--cache-dir", project.string()});
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("not a kdbgen cache"), std::string::npos) << refused.output;
+    EXPECT_TRUE(fs::exists(project / "plan" / "roadmap.txt"));
+    EXPECT_TRUE(fs::exists(project / "find-db"));
+    const auto missing = run_kdbgen({"cache", "clean", "--cache-dir", (dir / "nothing").string()});
+    EXPECT_EQ(missing.exit_code, 2) << missing.output;
+    EXPECT_FALSE(fs::exists(dir / "nothing")) << "cache clean created the folder";
+
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "out", cache)).exit_code, 0);
+    const auto entries = files_under(cache, ".co").size();
+    ASSERT_GT(entries, 0u);
+    const auto empty_size = run_kdbgen({"cache", "clean", "--cache-dir", cache.string(), "--max-size", ""});
+    EXPECT_EQ(empty_size.exit_code, 2) << empty_size.output;
+    EXPECT_EQ(files_under(cache, ".co").size(), entries) << "--max-size '' emptied the cache";
+    const auto clean = run_kdbgen({"cache", "clean", "--cache-dir", cache.string()});
+    EXPECT_EQ(clean.exit_code, 0) << clean.output;
+    EXPECT_TRUE(files_under(cache, ".co").empty());
+}
+
+// A FIFO given as any input file blocked kdbgen in open().
+TEST(Trust, FifosAreRefusedAsEveryKindOfInput) {
+    test::TempDir dir;
+    const auto fifo = dir / "fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string f = fifo.string();
+    const auto tree = trust_tree(dir / "tree", {1}).string();
+    const std::vector<std::vector<std::string>> cases = {
+        {"plan", "--targets", "gfx906_60", "--miopen-src", tree, "--network", f},
+        {"plan", "--targets", "gfx906_60", "--miopen-src", tree, "--driver-log", f},
+        {"plan", "--targets", "gfx906_60", "--miopen-src", tree, "--onnx", f},
+        {"plan", "--targets", "gfx906_60", "--miopen-src", tree, "--find-db", f},
+        {"plan", "--targets-file", f},
+        {"build", "--targets", "gfx906_60", "--manifest", f, "-o", (dir / "out").string()},
+        {"verify", f},
+        {"inspect", f},
+        {"merge", (dir / "m.kdb").string(), f},
+    };
+    for (const auto& args : cases) {
+        const auto run = run_with_timeout(args);
+        // verify reports an unreadable file as a fault of that file (exit 1), as for any kdb it cannot read.
+        EXPECT_EQ(run.exit_code, args[0] == "verify" ? 1 : 2) << fmt::format("{}", fmt::join(args, " ")) << "\n" << run.output;
+        EXPECT_NE(run.output.find(f), std::string::npos) << fmt::format("{}", fmt::join(args, " ")) << "\n" << run.output;
+    }
+}
+
+// A 4 KiB kdb whose kern_db is an endless view made verify, inspect, diff, merge and
+// --update run forever while filling TMPDIR.
+TEST(Trust, AKernDbThatIsAViewIsRefused) {
+    test::TempDir dir;
+    const auto view = dir / "gfx1030_36.kdb";
+    ASSERT_EQ(run_process({"/usr/bin/sqlite3", view.string(),
+                           "CREATE VIEW kern_db AS WITH RECURSIVE r(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM r) "
+                           "SELECT id, 'k' || id || '.o' AS kernel_name, '-mcpu=gfx1030' AS kernel_args, "
+                           "zeroblob(1000) AS kernel_blob, 'x' AS kernel_hash, 0 AS uncompressed_size FROM r;"})
+                  .exit_code,
+              0);
+    const auto out = dir / "out";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 1), out, dir / "cache")).exit_code, 0);
+    fs::copy_file(view, out / "gfx1030_36.kdb", fs::copy_options::overwrite_existing);
+    auto update = build_args(fill_manifest(dir.path(), 2, 1), out, dir / "cache");
+    update.push_back("--update");
+    for (const auto& args : std::vector<std::vector<std::string>>{{"verify", view.string()},
+                                                                    {"inspect", view.string()},
+                                                                    {"diff", view.string(), view.string()},
+                                                                    {"merge", (dir / "m.kdb").string(), view.string()},
+                                                                    update}) {
+        const auto run = run_with_timeout(args);
+        EXPECT_TRUE(run.exit_code == 2 || (args[0] == "verify" && run.exit_code == 1))
+            << args[0] << " exit " << run.exit_code << "\n" << run.output.substr(0, 400);
+        EXPECT_NE(run.output.find("kern_db is a view"), std::string::npos) << args[0] << "\n" << run.output.substr(0, 400);
+    }
+}
+
+// A symlink loop given to merge exited 1 with a bare filesystem error.
+TEST(Trust, ALinkLoopIsExitTwoNamingIt) {
+    test::TempDir dir;
+    fs::create_symlink(dir / "b.kdb", dir / "a.kdb");
+    fs::create_symlink(dir / "a.kdb", dir / "b.kdb");
+    const auto run = run_with_timeout({"merge", (dir / "m.kdb").string(), (dir / "a.kdb").string()});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find((dir / "a.kdb").string()), std::string::npos) << run.output;
+}
+
+// Issue #25's re-run of the fault suite, for real disks: TMPDIR and the output folders on
+// small tmpfs mounts (root only), SIGKILL aimed at each phase of a build (planning with
+// toolchain discovery, compiling, writing) and of a merge, each followed by the next run of
+// the same command; then 4 concurrent writers (2 merges of the folder into itself, 2
+// --update builds) into one folder. Counted: wrong or partial kdbs with exit 0, mixed
+// folders, leftovers after the next run (docs/safety.md).
+TEST(FaultSuite, SmallDisksKillNineInEveryPhaseAndConcurrentWriters) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting small tmpfs folders needs root";
+    test::TempDir dir;
+    const SmallTmpfs tmp(dir / "tmpfs-tmp", "64m"), outs(dir / "tmpfs-out", "32m");
+    if (!tmp.why_not().empty() || !outs.why_not().empty()) GTEST_SKIP() << "cannot mount a tmpfs: " << tmp.why_not() << outs.why_not();
+    const auto cache = dir / "cache";
+    const auto env = "TMPDIR=" + tmp.path().string();
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 3), dir / "old", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 20, 3), dir / "s1", cache)).exit_code, 0);
+    const auto old = kdb_bytes(dir / "old");
+    auto no_cache = build_args(fill_manifest(dir.path(), 10, 8), "{OUT}", cache);
+    no_cache.erase(no_cache.begin() + 9, no_cache.begin() + 11);
+    no_cache.insert(no_cache.end(), {"--no-cache", "--json"});
+    struct Phase {
+        std::string name;
+        double from, to;
+    };
+    struct Run {
+        std::string name;
+        std::vector<std::string> args;
+        std::map<std::string, Bytes> expected;
+        std::vector<Phase> phases;
+    };
+    std::vector<Run> runs{{"build", no_cache, {}, {}},
+                          {"merge", {"merge", "{OUT}", "{OUT}", (dir / "s1").string()}, {}, {}}};
+    for (auto& r : runs) {
+        const auto ref = outs.path() / "ref";
+        copy_folder(dir / "old", ref);
+        const auto start = std::chrono::steady_clock::now();
+        const auto run = run_with_env({env}, with_out(r.args, ref));
+        const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ASSERT_EQ(run.exit_code, 0) << r.name << ": " << run.output;
+        r.expected = kdb_bytes(ref);
+        if (r.name == "build") {
+            const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+            const double planned = json["phases"]["plan"]["seconds"].get<double>() + json["phases"]["toolchain"]["seconds"].get<double>();
+            const double compiled = planned + json["phases"]["compile"]["seconds"].get<double>();
+            r.phases = {{"planning", 0.0, planned + (total - compiled - json["phases"]["write"]["seconds"].get<double>())},
+                        {"compiling", planned, compiled},
+                        {"writing", compiled, total}};
+        } else {
+            r.phases = {{"merging", 0.0, total}};
+        }
+    }
+    std::mt19937 random(20261204);
+    int trials = 0, killed = 0, wrong_with_exit_0 = 0, mixed = 0, leftovers = 0;
+    std::map<std::string, int> per_phase;
+    for (const auto& r : runs) {
+        for (const auto& phase : r.phases) {
+            for (int i = 0; i < 8; ++i, ++trials) {
+                const auto out = outs.path() / fmt::format("t{}", trials);
+                copy_folder(dir / "old", out);
+                const double delay = std::uniform_real_distribution<double>(phase.from, std::max(phase.from + 0.001, phase.to))(random);
+                const pid_t pid = test::start_kdbgen(with_out(r.args, out), env);
+                ::usleep(static_cast<useconds_t>(delay * 1e6));
+                ::kill(pid, SIGKILL);
+                int status = 0;
+                ::waitpid(pid, &status, 0);
+                const auto what = fmt::format("{} killed in {} after {:.3f}s", r.name, phase.name, delay);
+                if (WIFSIGNALED(status)) ++killed, ++per_phase[r.name + " " + phase.name];
+                else if (WEXITSTATUS(status) == 0 && kdb_bytes(out) != r.expected) ++wrong_with_exit_0;
+                recover_output_folder(out);
+                const auto now = kdb_bytes(out);
+                if (now != old && now != r.expected) ++mixed;
+                EXPECT_TRUE(now == old || now == r.expected) << what << ": neither the old kdbs nor the new";
+                // The next run of the command completes, and leaves nothing behind in either place.
+                const auto next = run_with_env({env}, with_out(r.args, out));
+                EXPECT_EQ(next.exit_code, 0) << what << ": the next run: " << next.output;
+                if (r.name == "build") EXPECT_EQ(kdb_bytes(out), r.expected) << what;
+                const auto in_tmp = tmp.files();
+                if (!non_kdb_files(out).empty() || !in_tmp.empty()) ++leftovers;
+                EXPECT_TRUE(non_kdb_files(out).empty()) << what << ": left " << non_kdb_files(out).front();
+                EXPECT_TRUE(in_tmp.empty()) << what << ": left in TMPDIR " << in_tmp.front();
+                fs::remove_all(out);
+            }
+        }
+    }
+    // Four writers at once into one folder: two merges of the folder with a shard into
+    // itself, two --update builds of other keys. No key is lost.
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 300, 40), dir / "warm", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 310, 10), dir / "shard-a", cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 320, 10), dir / "shard-b", cache)).exit_code, 0);
+    int lost = 0, rounds = 0;
+    for (; rounds < 6; ++rounds) {
+        const auto out = outs.path() / fmt::format("w{}", rounds);
+        ASSERT_EQ(run_with_env({env}, build_args(fill_manifest(dir.path(), 300, 10), out, cache)).exit_code, 0);
+        std::vector<pid_t> pids;
+        for (const int first : {330, 335}) {
+            auto update = build_args(fill_manifest(dir.path(), first, 5), out, cache);
+            update.push_back("--update");
+            pids.push_back(test::start_kdbgen(update, env));
+        }
+        for (const char* shard : {"shard-a", "shard-b"})
+            pids.push_back(test::start_kdbgen({"merge", out.string(), out.string(), (dir / shard).string()}, env));
+        for (const pid_t pid : pids) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << rounds;
+        }
+        for (const auto& name : kKdbs) {
+            const auto keys = read_kdb(out / name).size();
+            if (keys != 40u) ++lost;
+            EXPECT_EQ(keys, 40u) << name << " round " << rounds;
+        }
+        EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+    }
+    std::string phases;
+    for (const auto& [name, count] : per_phase) phases += fmt::format("{} {}, ", name, count);
+    std::printf("small-disk fault suite: %d SIGKILL trials (%d landed: %s), %d wrong or partial kdbs with exit 0, %d mixed "
+                "folders, %d with leftovers after the next run; 4 concurrent writers: %d rounds, %d kdbs lost keys\n",
+                trials, killed, phases.c_str(), wrong_with_exit_0, mixed, leftovers, rounds, lost);
+    EXPECT_EQ(wrong_with_exit_0 + mixed + leftovers + lost, 0);
 }

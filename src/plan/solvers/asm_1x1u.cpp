@@ -225,7 +225,7 @@ public:
         std::optional<Config> config;
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = parse(*record); parsed && valid(p, *parsed)) config = parsed;
+                if (const auto parsed = checked_perf_record(parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && valid(p, *parsed)) config = parsed;
         if (!config) {
             // HeuristicInit (:488-503): IsModelApplicable (:476-486) compares the device name, so
             // gfx90a and every other gfx9 takes the static heuristic.

@@ -145,7 +145,7 @@ public:
         Config c = heuristic(p);
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && valid(p, *parsed)) c = *parsed;
+                if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && valid(p, *parsed)) c = *parsed;
         const Geometry g(p, c);
         constexpr long long data_len = 4;
         const long long N = p.GetBatchSize(), C = p.GetInChannels(), K = p.GetOutChannels();

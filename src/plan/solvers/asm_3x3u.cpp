@@ -93,7 +93,7 @@ public:
         if (p.GetOutChannels() % (static_cast<long>(c.filters_per_wave) * p.GetGroupCount()) != 0) c.filters_per_wave = 1;
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && valid(p, *parsed)) c = *parsed;
+                if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && valid(p, *parsed)) c = *parsed;
         const long w64_chunks = (p.GetInWidth() + 63) / 64;
         const long active_lanes = (p.GetInWidth() + w64_chunks - 1) / w64_chunks;
         const auto s = [](auto v) { return std::to_string(v); };

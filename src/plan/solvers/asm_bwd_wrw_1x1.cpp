@@ -125,7 +125,7 @@ public:
         Config c = heuristic(p, ctx);
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && valid(p, ctx, *parsed)) c = *parsed;
+                if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && valid(p, ctx, *parsed)) c = *parsed;
 
         std::vector<SolverKernel> out;
         const long long data_len = p.IsFp32() ? 4 : 2;

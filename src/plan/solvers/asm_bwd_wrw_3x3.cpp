@@ -160,7 +160,7 @@ public:
         Config c = heuristic(p, ctx);
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-                if (const auto parsed = Config::parse(*record); parsed && valid(p, ctx, *parsed)) c = *parsed;
+                if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && valid(p, ctx, *parsed)) c = *parsed;
         const long k_group_size =
             p.GetInChannels() / (c.reverse_inout != 0 ? c.c_per_wave() : c.k_per_wave) / p.GetGroupCount();
         const std::string o =

@@ -184,7 +184,7 @@ public:
         const auto list = config_list(*ctx.tree);
         std::optional<VectorConfig> record;
         if (ctx.perf_db)
-            if (const auto text = ctx.perf_db->find(p.p, std::string(name()))) record = parse_record(*text);
+            if (const auto text = ctx.perf_db->find(p.p, std::string(name()))) record = checked_perf_record(parse_record(*text), ctx.perf_db, p.p, std::string(name()), *text);
         std::vector<SolverKernel> out;
         for (const int vector_length : {4, 8}) {
             const bool record_ok =

@@ -812,7 +812,7 @@ std::optional<Config> NhwcXdlopsSolver::chosen_config(const ConvView& p, const S
     if (!ctx.tree) return std::nullopt;
     if (ctx.perf_db)
         if (const auto record = ctx.perf_db->find(p.p, std::string(name())))
-            if (const auto c = parse_config_record(*record); c && in_table(*c, table(ctx)) && is_valid(p, *c)) return c;
+            if (const auto c = checked_perf_record(parse_config_record(*record), ctx.perf_db, p.p, std::string(name()), *record); c && in_table(*c, table(ctx)) && is_valid(p, *c)) return c;
     return heuristic(p, ctx);
 }
 

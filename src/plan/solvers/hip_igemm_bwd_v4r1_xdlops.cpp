@@ -302,7 +302,7 @@ public:
         const BwdDataProblem q = hip_igemm::interpret(p);
         std::optional<Config> chosen;
         if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
-            if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) chosen = parsed;
+            if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) chosen = parsed;
         if (!chosen) chosen = heuristic(p, q, ctx.target.compute_units);
         const Config& c = *chosen;
         if (!c.really_valid(p, q)) return {};

@@ -28,7 +28,7 @@ struct Derived {
 template <class Derive>
 GemmConfig config(const ConvView& p, const SolverContext& ctx, std::string_view solver, Derive derive) {
     if (const auto record = perf_db_record(p, ctx, solver))
-        if (const auto parsed = GemmConfig::parse(*record); parsed && derive(*parsed).valid) return *parsed;
+        if (const auto parsed = checked_perf_record(GemmConfig::parse(*record), ctx.perf_db, p.p, std::string(solver), *record); parsed && derive(*parsed).valid) return *parsed;
     for (const auto& candidate : kGemmHeuristicOrder)
         if (derive(candidate).valid) return candidate;
     return kGemmHeuristicOrder.back();

@@ -90,7 +90,7 @@ public:
         const auto s = fwdx::gemm_size(q);
         Config c = heuristic(p, q, ctx.target.compute_units);
         if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
-            if (const auto parsed = Config::parse(*record); parsed && really_valid(*parsed, p, q)) c = *parsed;
+            if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && really_valid(*parsed, p, q)) c = *parsed;
         const auto a = a_copy(c, p);
         const auto b = b_copy(c, p, q);
         const long grid = q.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);

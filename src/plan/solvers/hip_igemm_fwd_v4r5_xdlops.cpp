@@ -127,7 +127,7 @@ public:
         // A perf-db record when it parses (Deserialize) and IsValidPerformanceConfig accepts it, else the default.
         Config c = heuristic(p, q, ctx.target.compute_units);
         if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
-            if (const auto parsed = Config::parse(*record); parsed && parsed->really_valid(p, q)) c = *parsed;
+            if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) c = *parsed;
         const auto a = c.a_copy(p);
         const auto b = c.b_copy(p, q);
         const long grid = s.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);

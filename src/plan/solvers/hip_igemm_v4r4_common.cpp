@@ -130,7 +130,7 @@ Config heuristic(const Problem& q) {
 
 Config config(const ConvView& p, const SolverContext& ctx, std::string_view solver, const Problem& q) {
     if (const auto record = perf_db_record(p, ctx, solver))
-        if (const auto parsed = GemmConfig::parse(*record); parsed && parsed->valid_value() && Config(*parsed).valid(q))
+        if (const auto parsed = checked_perf_record(GemmConfig::parse(*record), ctx.perf_db, p.p, std::string(solver), *record); parsed && parsed->valid_value() && Config(*parsed).valid(q))
             return *parsed;
     return heuristic(q);
 }

@@ -159,7 +159,7 @@ Config WrwXdlops::heuristic() const {
 Config WrwXdlops::config(const PerfDb* perf_db, const std::string& solver) const {
     if (perf_db)
         if (const auto record = perf_db->find(p_.p, solver))
-            if (const auto parsed = parse_record(variant_, *record); parsed && really_valid(*parsed)) return *parsed;
+            if (const auto parsed = checked_perf_record(parse_record(variant_, *record), perf_db, p_.p, solver, *record); parsed && really_valid(*parsed)) return *parsed;
     return heuristic();
 }
 

@@ -220,7 +220,7 @@ V4R1Config v4r1_heuristic(const ConvView& p, const Target& target) {
 
 V4R1Config v4r1_config(const ConvView& p, const SolverContext& ctx, std::string_view solver) {
     if (const auto record = perf_db_record(p, ctx, solver))
-        if (const auto parsed = V4R1Config::parse(*record);
+        if (const auto parsed = checked_perf_record(V4R1Config::parse(*record), ctx.perf_db, p.p, std::string(solver), *record);
             parsed && parsed->valid_value() && parsed->valid_v4r1(p, ctx.target))
             return *parsed;
     return v4r1_heuristic(p, ctx.target);

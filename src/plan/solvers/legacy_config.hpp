@@ -89,7 +89,7 @@ template <typename Valid>
 LegacyConfig config_for(const ConvView& p, const SolverContext& ctx, std::string_view solver, Valid valid) {
     if (ctx.perf_db)
         if (const auto record = ctx.perf_db->find(p.p, std::string(solver)))
-            if (const auto parsed = LegacyConfig::parse(*record); parsed && valid(*parsed)) return *parsed;
+            if (const auto parsed = checked_perf_record(LegacyConfig::parse(*record), ctx.perf_db, p.p, std::string(solver), *record); parsed && valid(*parsed)) return *parsed;
     return default_config(p);
 }
 

@@ -203,7 +203,7 @@ public:
         Config config = heuristic(p);
         if (ctx.perf_db)
             if (const auto record = ctx.perf_db->find(p.p, name_))
-                if (const auto parsed = Config::parse(*record); parsed && is_valid(p, *parsed, NBatchLoops))
+                if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, name_, *record); parsed && is_valid(p, *parsed, NBatchLoops))
                     config = *parsed;
         return solution(p, ctx, config, NBatchLoops);
     }

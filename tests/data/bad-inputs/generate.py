@@ -38,6 +38,9 @@ L = "[[layer]]\n"
 net("strides-typo", L + 'type = "conv"\nout = 8\nstrides = 2\n', "'strides' is not a key of a conv layer (did you mean 'stride'?)")
 net("batches-typo", L + 'type = "relu"\n', "'batches' is not a key of [network] (did you mean 'batch'?)", HEAD + "batches = [1]\n")
 net("lrn-mode-word", L + 'type = "lrn"\nmode = "within-channel"\n', "(did you mean 'within_channel'?)")
+# issue #25: 'from' and 'with' name one layer; a second of that name took its place silently.
+net("layer-name-twice", L + 'type = "conv"\nname = "a"\nout = 8\n' + L + 'type = "relu"\nname = "a"\n', "net-layer-name-twice.toml:8: layer 'a': a layer of this name comes earlier")
+net("block-name-twice", L + 'name = "b"\nlayers = [{ type = "relu" }]\n' + L + 'name = "b"\nlayers = [{ type = "relu" }]\n', "net-block-name-twice.toml:7: layer 'b': a block or layer of this name comes earlier")
 net("lrn-size-negative", L + 'type = "lrn"\nsize = -5\n', "size = -5: must be between 1")
 net("lrn-size-zero", L + 'type = "lrn"\nsize = 0\n', "size = 0: must be between 1")
 net("lrn-alpha-nan", L + 'type = "lrn"\nalpha = nan\n', "alpha = nan: must be a finite number")
@@ -141,6 +144,12 @@ log("conv-flag-typo", C2 + " --in_chanels 8", "unknown flag '--in_chanels' (did 
 log("conv-flag-no-value", C2 + " -t", "flag '-t' has no value")
 log("conv-batch-word", C2.replace("-n 1", "-n one"), "--batchsize 'one' is not a whole number")
 log("conv-batch-beyond-int", C2.replace("-n 1", "-n 99999999999"), "--batchsize 99999999999 does not fit in an int")
+# issue #25: layouts kdbgen does not plan, and bytes that are not UTF-8, are named with their line.
+log("conv-layout-unknown", C2 + " -I FOO", "-I layout 'FOO' is not one of NCHW, NHWC")
+log("conv-layout-3d-for-2d", C2 + " -I NCDHW", "-I layout 'NCDHW' is not one of NCHW, NHWC")
+log("bnorm-layout-unknown", "bnorm -n 2 -c 8 -H 8 -W 8 -m 1 --forw 1 -b 0 -L CHWN", "-L layout 'CHWN' is not one of NCHW, NHWC")
+write("log-conv-not-utf8.txt", ("MIOpen(HIP): Command [LogCmdConvolution] ./bin/MIOpenDriver " + C2 + " -I NCHW\xff\n").encode("latin-1"))
+case("--driver-log @log-conv-not-utf8.txt", "log-conv-not-utf8.txt:1: byte 0xff")
 log("conv-huge-tensor", C2.replace("-H 8 -W 8", "-H 2000000 -W 2000000").replace("-c 8", "-c 64"), "more than 256 GiB")
 log("conv-output-size", C2.replace("-y 3 -x 3", "-y 30 -x 3"), "output size -19 in dimension 0")
 log("bnorm-save-2", "bnorm -n 2 -c 8 -H 8 -W 8 -m 1 --forw 1 -b 0 -s 2", "--save 2 is not 0..1")
@@ -279,6 +288,8 @@ onnx("conv-kernel-zero", model([node("Conv", ["x", "w"], ["y"], [attr_ints("kern
 onnx("pool-stride-zero", model([node("MaxPool", ["x"], ["y"], [attr_ints("kernel_shape", [2, 2]), attr_ints("strides", [0, 2])])], [X], ["y"]), "attribute strides = [0, 2]")
 BN = [("x", [8]), ("s", [8]), ("b", [8]), ("m", [8]), ("v", [8])]
 onnx("batchnorm-rank-1", model([node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])], BN, ["y"]), "has rank 1, MIOpen takes 3 to 5")
+# issue #25: a Conv with no weights input stopped the process in protobuf (CHECK failed), naming no file.
+onnx("conv-one-input", model([node("Conv", ["x"], ["y"], [attr_ints("kernel_shape", [3, 3])])], [X], ["y"]), "onnx-conv-one-input.onnx")
 write("onnx-not-protobuf.onnx", b"\xff\xff\xff\xffnot a model")
 case("--onnx @onnx-not-protobuf.onnx", "not a valid ONNX model")
 
@@ -311,6 +322,8 @@ case("--targets gfx906_5000", "compute units must be a number from 1 to 4096")
 case("--targets gfx1030:xnack+_36", "gfx1030 does not support xnack")
 case("--targets gfx906:fast+_60", "unknown feature 'fast'")
 case("--targets gfx906:xnack_60", "feature 'xnack' must end in + or -")
+case("--targets gfx90a:xnack+:xnack-_110", "feature 'xnack' is given more than once")
+case("--targets gfx90a:sramecc+:sramecc+_110", "feature 'sramecc' is given more than once")
 case("--targets gfx906_60,gfx906_60", "two targets would write the same kdb")
 write("targets-empty.txt", "# no targets here\n")
 case("--targets-file @targets-empty.txt", "no targets in file")
