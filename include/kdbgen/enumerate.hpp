@@ -11,6 +11,7 @@
 
 #include "kdbgen/util.hpp"
 
+#include <functional>
 #include <map>
 #include <unordered_set>
 #include <optional>
@@ -245,6 +246,10 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLine
 // packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
 std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
                                       UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+// The text of a find-db, unpacked (and kept in decoded_dir as above); accept
+// sees it first and may throw, so a refused file leaves no cache entry.
+std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
+                              const std::function<void(std::string_view)>& accept);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys = nullptr);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);

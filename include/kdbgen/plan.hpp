@@ -10,6 +10,7 @@
 #include "kdbgen/solver.hpp"
 #include "kdbgen/target.hpp"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,6 +45,9 @@ struct CoverageEntry {
     // every applicable dynamic solver (DynamicHybrid, src/ocl/convolutionocl.cpp:154-190,
     // MIOpen 3.3.0). Not a find-db entry, so outside the "entries" share.
     bool dynamic_find = false;
+    // Where the problem came from (its first origin): plan reports count the corpus apart.
+    enum class Source : std::uint8_t { Given, FindDbLine, CorpusFindDb, CorpusZoo };
+    Source source = Source::Given;
 };
 std::string_view coverage_status_name(CoverageEntry::Status status);
 // Whether an entry with this status leaves nothing missing from the kdb
@@ -69,6 +73,12 @@ struct LineCoverage {
         std::string detail;
     };
     std::vector<Skipped> skipped;  // the faster items MIOpen passes over
+    // Usable items whose time equals the winner's (as MIOpen's float): MIOpen may run any
+    // of them (see plan_line), so their kernels are planned too.
+    std::vector<std::string> tied;
+    // Every item is a fusion id (ConvOclDirectFwdFused, ...): MIOpen 3.3 can run none of them
+    // for an unfused convolution, and falls back to the no-record path.
+    bool fusion_only = false;
 };
 
 // The MIOpen build being packaged: CMake options that decide whether whole
@@ -150,7 +160,15 @@ struct SolverPlanOptions {
     // Threads that plan slices of the problem list (0: two when there are
     // thousands of problems, else one). The plan is the same for any count.
     unsigned planning_threads = 0;
+    // Add every value MIOpen can give an option that takes a small, finite set of values
+    // inside the no-record path, once one key of the family is planned (complete_key_families
+    // in src/plan/key_families.cpp). On for the built-in corpus.
+    bool complete_key_families = false;
 };
+
+// The keys of the families complete_key_families names that `plan` lacks: for each planned
+// member, its siblings with every other value of the family's option. Returns how many it added.
+std::size_t complete_key_families(Plan& plan);
 
 // One solver kernel as a build from the MIOpen tree's kernels folder, or
 // nullopt when the tree has no such kernel file.

@@ -17,6 +17,7 @@
 
 #include "kdbgen/plan.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,8 @@ namespace kdbgen {
 inline constexpr std::size_t kPlanCacheEntries = 8;
 
 // The plan's key; empty when the inputs cannot be identified (no MIOpen tree).
+// What the key holds of the problems: every entry's kind, key and origins.
+std::string problem_set_fingerprint(const ProblemSet& problems);
 std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options);
 
 // A plan as bytes and back. The targets are the plan's own (part of the key),
@@ -42,5 +45,11 @@ struct PlanCacheUse {
 // plan_from_problems through the cache in cache_dir/plan/ (no cache when cache_dir is empty).
 Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets,
                                const SolverPlanOptions& options, const fs::path& cache_dir, PlanCacheUse* use = nullptr);
+// The same for problems that cost more to gather than to look up (the built-in
+// corpus): the key takes `problems_fingerprint`, which must change whenever the
+// problems would, and `problems` is called only when the cache has no entry.
+Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::function<const ProblemSet&()>& problems,
+                             const std::vector<Target>& targets, const SolverPlanOptions& options,
+                             const fs::path& cache_dir, PlanCacheUse* use = nullptr);
 
 }  // namespace kdbgen

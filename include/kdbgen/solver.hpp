@@ -152,6 +152,15 @@ public:
     virtual bool applicable(const ConvView& problem, const SolverContext& ctx, std::string* why) const = 0;
     // As MIOpen's GetSolution: the kernels and their options.
     virtual std::vector<SolverKernel> kernels(const ConvView& problem, const SolverContext& ctx) const = 0;
+    // Every kernel the solver can build on the context's target for problems like `problem`
+    // (its direction; its data type, or each type where the options take few values), where
+    // MIOpen picks them from a fixed table (the GTC solvers' kernel lists) or a small set
+    // (the multipass transforms' type); empty where the set is the problem's to decide. The built-in corpus
+    // plans them all once the solver applies, so a problem it never met finds its kernel.
+    virtual std::vector<SolverKernel> table_kernels(const ConvView& problem, const SolverContext& ctx) const {
+        (void)problem, (void)ctx;
+        return {};
+    }
 };
 
 // For IsApplicable ports: sets *why (when asked) and returns false,
@@ -179,7 +188,7 @@ public:
 };
 
 // Every registered solver, in a stable order (by name).
-std::vector<const Solver*> solver_catalog();
+const std::vector<const Solver*>& solver_catalog();
 const Solver* find_solver(std::string_view name);
 
 // Registration from a solver's own file: `KDBGEN_REGISTER_SOLVER(NaiveConvFwd);`

@@ -5,6 +5,7 @@
 
 #include "kdbgen/cache.hpp"
 #include "kdbgen/cleanup.hpp"
+#include "kdbgen/corpus.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/miopen_tree.hpp"
@@ -59,6 +60,8 @@ struct BuildOptions {
     std::vector<std::string> excluded_solvers;
     std::string mlir = "on", composable_kernel = "on";
     std::vector<unsigned> compute_units;  // --cus: the cards of arch-wide targets
+    // The built-in corpus (include/kdbgen/corpus.hpp): auto = on when no problem source is given.
+    std::string corpus = "auto", zoo = "on";
     bool entry_coverage = false;          // plan: every listed entry's status, not only each line's winner
     // --engine miopen: an installed libMIOpen compiles its own kernels (src/cli/engine_build.cpp).
     EngineFlags engine;
@@ -133,6 +136,16 @@ void add_miopen_flags(CLI::App& sub, BuildOptions& options) {
                    "configs/targets/products.toml)")
         ->delimiter(',')
         ->check(CLI::Range(1u, 4096u));
+    sub.add_option("--corpus", options.corpus,
+                   "plan the built-in problem corpus: the convolution problems of every find-db in the MIOpen tree "
+                   "and the network zoo (configs/networks/), each card served as MIOpen serves it (its own find-db "
+                   "line, else its no-record path); auto (default): on when no --network, --driver-log, --onnx or "
+                   "--find-db is given; off with no problem source: each target's own find-db lines")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    sub.add_option("--zoo", options.zoo,
+                   "include the network zoo in the corpus (default on; expanded over --batch, --data-types, "
+                   "--layouts, --modes where given, else the documented zoo set)")
+        ->check(CLI::IsMember({"on", "off"}));
     sub.add_option("--exclude-solvers", options.excluded_solvers,
                    "solvers to leave out (comma-separated), e.g. ConvAsm1x1U with an assembler that cannot build it "
                    "(docs/solvers.md)")
@@ -196,6 +209,28 @@ std::optional<SolverPlanning> solver_planning(const BuildOptions& options) {
     return planning;
 }
 
+// The corpus is what a packager's `--targets gfx1100` alone plans; given problem sources
+// replace it unless --corpus on asks for both.
+bool corpus_enabled(const BuildOptions& options) {
+    if (options.corpus != "auto") return options.corpus == "on";
+    return options.problem_sources().empty();
+}
+
+CorpusOptions corpus_options(const BuildOptions& options, const SolverPlanning& planning) {
+    CorpusOptions corpus;
+    corpus.find_db_dir = planning.tree->kernels_dir();
+    corpus.decoded_find_db_dir = planning.options.decoded_find_db_dir;
+    if (options.zoo == "on") {
+        corpus.zoo = zoo_networks(data_path("configs") / "networks");
+        const NetworkExpansion defaults = default_zoo_expansion();
+        corpus.zoo_expansion = {options.batch_sizes.empty() ? defaults.batch_sizes : options.batch_sizes,
+                                options.data_types.empty() ? defaults.data_types : options.data_types,
+                                options.layouts.empty() ? defaults.layouts : options.layouts,
+                                options.modes.empty() ? defaults.modes : options.modes};
+    }
+    return corpus;
+}
+
 Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, const std::vector<Target>& targets) {
     // With a MIOpen tree a find-db names the solvers for the target it is
     // named after; with no other problem source, each target's find-db
@@ -220,13 +255,35 @@ Plan solver_plan(const BuildOptions& options, const SolverPlanning& planning, co
         }
     }
     SolverPlanOptions plan_options = planning.options;
+    if (corpus_enabled(options)) {
+        const CorpusOptions corpus = corpus_options(options, planning);
+        plan_options.complete_key_families = true;
+        const ProblemSet given = gather_problems(problem_only);
+        if (!options.quiet)
+            fmt::print(stderr, "kdbgen: planning the built-in corpus (the find-dbs of the MIOpen tree{}){}\n",
+                       options.zoo == "on" ? " and the network zoo" : "",
+                       given.entries().empty() ? "" : " and the problems given");
+        // Gathered only when the plan cache has no entry: reading 1.1 million find-db lines is
+        // most of a warm plan's time otherwise.
+        ProblemSet problems;
+        const std::string fingerprint = corpus_fingerprint(corpus) + problem_set_fingerprint(given);
+        return cached_plan_from_source(
+            fingerprint,
+            [&]() -> const ProblemSet& {
+                problems = corpus_problems(corpus);
+                problems.merge(given);
+                return problems;
+            },
+            targets, plan_options, planning.plan_cache_dir);
+    }
+    ProblemSet problems = gather_problems(problem_only);
     // Only with no problem source at all do the find-dbs become the problem list.
     plan_options.find_db_problems_when_empty = problem_only.empty();
     if (problem_only.empty() && !options.quiet)
-        fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx): the problems are "
-                           "every line of each target's find-db{}\n",
+        fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx) and --corpus off: "
+                           "the problems are every line of each target's find-db{}\n",
                    options.find_dbs.empty() ? " in the MIOpen tree" : " given");
-    return cached_plan_from_problems(gather_problems(problem_only), targets, plan_options, planning.plan_cache_dir);
+    return cached_plan_from_problems(problems, targets, plan_options, planning.plan_cache_dir);
 }
 
 // One warning per tree find-db with lines MIOpen can never look up (read once, however many targets share it).
@@ -668,6 +725,87 @@ Action add_build_command(CLI::App& app) {
     return [options]() { return run_build(*options); };
 }
 
+std::string_view source_name(CoverageEntry::Source source) {
+    switch (source) {
+        case CoverageEntry::Source::Given: return "given";
+        case CoverageEntry::Source::FindDbLine: return "find_db";
+        case CoverageEntry::Source::CorpusFindDb: return "corpus_find_db";
+        case CoverageEntry::Source::CorpusZoo: return "corpus_zoo";
+    }
+    return "?";
+}
+
+// Per kdb, what a packager asks of it, counted in problems: the find-db lines of its cards
+// (served: the winner's kernels, and those of items tied with it, are all in `builds`;
+// no_kdb_kernel: rocBLAS or composable kernels, nothing for a kdb), the convolutions served
+// through MIOpen's no-record path (every kernel of every applicable dynamic solver planned)
+// and the other primitives, each by where the problem came from; and what is not covered, why.
+std::map<std::string, nlohmann::json> served_summary(const Plan& plan) {
+    struct ProblemState {
+        CoverageEntry::Source source = CoverageEntry::Source::Given;
+        std::string kind;
+        bool planned = false, failed = false, none_applies = false;
+    };
+    std::map<std::string, std::unordered_map<std::string, ProblemState>> no_record, primitives;
+    std::map<std::string, std::map<std::string, long>> not_covered;
+    for (const auto& c : plan.coverage) {
+        const bool conv = c.kind == "conv";
+        if (conv && !c.dynamic_find) continue;  // find-db entries: counted by line below
+        auto& state = (conv ? no_record : primitives)[c.target][c.problem];
+        state.source = c.source;
+        state.kind = c.kind;
+        if (c.status == CoverageEntry::Status::NoFindDbRecord) state.none_applies = true;
+        else if (c.status == CoverageEntry::Status::Planned) state.planned = true;
+        else if (!coverage_status_never_asked(c.status) && !coverage_status_served(c.status)) {
+            state.failed = true;
+            ++not_covered[c.target][std::string(coverage_status_name(c.status))];
+        }
+    }
+    std::map<std::string, nlohmann::json> out;
+    for (const auto& target : plan.targets) out[target.kdb_filename()] = nlohmann::json::object();
+    for (const auto& [target, problems] : no_record) {
+        auto& summary = out[target]["no_record_path"];
+        for (const auto& [key, state] : problems) {
+            auto& s = summary[std::string(source_name(state.source))];
+            if (s.is_null()) s = {{"problems", 0}, {"served", 0}, {"not_served", 0}, {"no_dynamic_solver", 0}};
+            s["problems"] = s["problems"].get<long>() + 1;
+            const char* what = state.failed ? "not_served" : state.planned ? "served" : "no_dynamic_solver";
+            s[what] = s[what].get<long>() + 1;
+        }
+    }
+    for (const auto& [target, problems] : primitives) {
+        auto& summary = out[target]["primitives"];
+        for (const auto& [key, state] : problems) {
+            auto& s = summary[std::string(source_name(state.source))];
+            if (s.is_null()) s = {{"problems", 0}, {"served", 0}, {"not_served", 0}, {"by_kind", nlohmann::json::object()}};
+            s["problems"] = s["problems"].get<long>() + 1;
+            const bool served = state.planned && !state.failed;
+            s[served ? "served" : "not_served"] = s[served ? "served" : "not_served"].get<long>() + 1;
+            auto& kind = s["by_kind"][state.kind];
+            if (kind.is_null()) kind = {{"problems", 0}, {"served", 0}};
+            kind["problems"] = kind["problems"].get<long>() + 1;
+            if (served) kind["served"] = kind["served"].get<long>() + 1;
+        }
+    }
+    for (const auto& line : plan.lines) {
+        auto& s = out[line.target]["find_db_lines"];
+        if (s.is_null())
+            s = {{"lines", 0}, {"served", 0}, {"no_kdb_kernel", 0}, {"not_served", 0}, {"no_usable_item", 0},
+                 {"fusion_only", 0}, {"with_ties", 0}};
+        s["lines"] = s["lines"].get<long>() + 1;
+        // A line with no usable item sends MIOpen down the no-record path, counted there.
+        const char* what = line.winner.empty()                             ? "no_usable_item"
+                           : line.status == CoverageEntry::Status::Planned ? "served"
+                           : coverage_status_served(line.status)           ? "no_kdb_kernel"
+                                                                           : "not_served";
+        s[what] = s[what].get<long>() + 1;
+        if (line.fusion_only) s["fusion_only"] = s["fusion_only"].get<long>() + 1;
+        if (!line.tied.empty()) s["with_ties"] = s["with_ties"].get<long>() + 1;
+    }
+    for (auto& [target, reasons] : not_covered) out[target]["not_covered"] = reasons;
+    return out;
+}
+
 // Per target: (problem, solver) entries by what became of them, the find-db
 // lines by what became of their winner, and the shares a user feels: lines
 // whose winner's kernels are all in the kdb, next to entries likewise. What
@@ -727,6 +865,7 @@ nlohmann::json coverage_json(const Plan& plan) {
         u["count"] = u["count"].get<std::size_t>() + skipped.lines.count;
         u["by_find_db"][name] = skipped.lines.count;
     }
+    for (const auto& [target, summary] : served_summary(plan)) out[target]["summary"] = summary;
     for (const auto& target : plan.targets) {
         auto& t = out[target.kdb_filename()];
         std::size_t kernels = 0, cu_dependent = 0;
@@ -791,6 +930,31 @@ void print_per_network(const nlohmann::json& networks) {
         }
 }
 
+// The per-kdb summary (served_summary) as lines a packager reads.
+void print_summary(const nlohmann::json& summary) {
+    const auto number = [](const nlohmann::json& j, const char* key) { return j.value(key, 0L); };
+    if (summary.contains("find_db_lines")) {
+        const auto& l = summary["find_db_lines"];
+        fmt::print("  find-db lines: {} served with kernels, {} need none (rocBLAS, composable kernels), {} not served, "
+                   "{} with no usable item ({} fusion ids only), of {}; {} with items tied with the winner\n",
+                   number(l, "served"), number(l, "no_kdb_kernel"), number(l, "not_served"), number(l, "no_usable_item"),
+                   number(l, "fusion_only"), number(l, "lines"), number(l, "with_ties"));
+    }
+    for (const char* part : {"no_record_path", "primitives"}) {
+        if (!summary.contains(part)) continue;
+        for (const auto& [source, counts] : summary[part].items())
+            fmt::print("  {} ({}): {} of {} problems served{}\n",
+                       part == std::string("primitives") ? "other primitives" : "convolutions, no-record path", source,
+                       number(counts, "served"), number(counts, "problems"),
+                       counts.contains("no_dynamic_solver") && number(counts, "no_dynamic_solver")
+                           ? fmt::format(", {} with no dynamic solver", number(counts, "no_dynamic_solver"))
+                           : "");
+    }
+    if (summary.contains("not_covered"))
+        for (const auto& [reason, count] : summary["not_covered"].items())
+            fmt::print("  not covered: {} ({})\n", count.get<long>(), reason);
+}
+
 void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
     const auto share_line = [](const char* what, const nlohmann::json& share) {
         fmt::print("  {}: {:.1f}% ({} of {}; {} never asked for by MIOpen as configured, not counted)\n", what,
@@ -807,6 +971,7 @@ void print_coverage(const Plan& plan, const nlohmann::json& coverage) {
                 counts.push_back(fmt::format("{} CUs {}", cus, n.get<long>()));
             fmt::print("  {} keys depend on the CU count ({})\n", t["cu_dependent"]["keys"].get<long>(), join(counts, ", "));
         }
+        if (t.contains("summary")) print_summary(t["summary"]);
         if (t.contains("lines")) share_line("find-db lines whose winner's kernels are all planned", t["lines"]);
         if (t.contains("entries")) share_line("find-db entries planned", t["entries"]);
         if (t.contains("dynamic_find"))

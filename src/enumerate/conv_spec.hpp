@@ -33,7 +33,11 @@ inline ConvProblem make_conv_key(const ConvSpec& s, long in_c, const std::vector
     p.pads = s.pads;
     p.strides = s.strides;
     p.dilations = s.dilations;
-    p.bias = s.bias ? 1 : 0;
+    // A layer's bias never reaches the key: the convolution API builds every problem with
+    // ProblemDescription's default bias 0 (src/convolution_api.cpp:65, :84, :101-111;
+    // src/include/miopen/conv/problem_description.hpp:122, MIOpen 3.3.0) and adds the bias with
+    // a separate call; every key of every shipped find-db has bias 0.
+    p.bias = 0;
     p.in_layout = in_layout;
     p.weights_layout = s.w_layout;
     p.out_layout = out_layout;

@@ -4,6 +4,7 @@
 #include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
+#include <functional>
 #include <mutex>
 #include <unordered_set>
 #include <fmt/format.h>
@@ -255,9 +256,13 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLine
     return entries;
 }
 
-std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
-                                      UnreadableFindDbLines* skip_unreadable_keys) {
-    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path, skip_unreadable_keys);
+std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
+                              const std::function<void(std::string_view)>& accept) {
+    if (decoded_dir.empty() || path.extension() != ".bz2") {
+        std::string text = read_text_maybe_bz2(path);
+        accept(text);
+        return text;
+    }
     // Unpacking bzip2 was the largest single part of planning a whole find-db
     // (gfx90a6e: 3.5 MB packed); the text is kept under the packed file's
     // SHA-256, so a changed find-db never meets a stale text.
@@ -273,8 +278,10 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
         if (fs::is_regular_file(fs::symlink_status(decoded, ec))) {
             const Bytes stored = read_file(decoded);
             if (const auto text = open_cache_entry("find-db-text", source_digest,
-                                                   std::string_view(stored.data(), stored.size()), &why))
-                return parse_find_db(*text, path.string(), skip_unreadable_keys);
+                                                   std::string_view(stored.data(), stored.size()), &why)) {
+                accept(*text);
+                return std::string(*text);
+            }
         }
         report_refused_cache_entry("find-db-text", decoded, why);
         fs::remove(decoded, ec);
@@ -285,14 +292,24 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& deco
     } catch (const std::runtime_error& e) {
         throw InputError(located(path.string(), 0, e.what()));
     }
-    // Parsed first: a find-db that is refused leaves no cache entry behind.
-    auto entries = parse_find_db(std::string_view(text.data(), text.size()), path.string(), skip_unreadable_keys);
+    // Accepted first: a find-db that is refused leaves no cache entry behind.
+    accept(std::string_view(text.data(), text.size()));
     try {
         fs::create_directories(decoded_dir);
         write_file_atomic(decoded, seal_cache_entry("find-db-text", source_digest, text));
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.
     }
+    return std::string(text.data(), text.size());
+}
+
+std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
+                                      UnreadableFindDbLines* skip_unreadable_keys) {
+    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path, skip_unreadable_keys);
+    std::vector<FindDbEntry> entries;
+    read_find_db_text(path, decoded_dir, [&](std::string_view text) {
+        entries = parse_find_db(text, path.string(), skip_unreadable_keys);
+    });
     return entries;
 }
 

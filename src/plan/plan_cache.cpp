@@ -32,7 +32,7 @@ long long mtime_ns(const fs::directory_entry& entry, std::error_code& ec) {
 std::string kdbgen_identity() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    std::string text = "kdbgen plan format 1\n" + exe.string();
+    std::string text = "kdbgen plan format 2\n" + exe.string();
     if (!ec) {
         const fs::directory_entry entry(exe, ec);
         text += fmt::format("\n{}\n{}", entry.file_size(ec), mtime_ns(entry, ec));
@@ -216,14 +216,27 @@ CoverageEntry::Status status_of(unsigned value) {
 
 }  // namespace
 
-std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
+std::string problem_set_fingerprint(const ProblemSet& problems) {
+    Sha256 key;
+    for (const auto& entry : problems.entries()) {
+        key.add(problem_kind(entry.problem)).add(entry.key);
+        for (const auto& origin : entry.origins) key.add(origin);
+    }
+    return key.hex();
+}
+
+namespace {
+
+std::string plan_cache_key_for(std::string_view problems_fingerprint, const std::vector<Target>& targets,
+                               const SolverPlanOptions& options) {
     if (!options.tree) return "";
     Sha256 key;
     key.add(kdbgen_identity()).add(tree_fingerprint(*options.tree));
     for (const auto& path : options.find_dbs) key.add(path.string()).add(file_content_hash(path));
-    key.add(fmt::format("mode {} mlir {} ck {} find-db-problems {} entries {} coverage {}", static_cast<int>(options.mode),
-                        options.build.mlir, options.build.composable_kernel, options.find_db_problems_when_empty,
-                        options.entry_coverage, options.record_coverage));
+    key.add(fmt::format("mode {} mlir {} ck {} find-db-problems {} entries {} coverage {} families {}",
+                        static_cast<int>(options.mode), options.build.mlir, options.build.composable_kernel,
+                        options.find_db_problems_when_empty, options.entry_coverage, options.record_coverage,
+                        options.complete_key_families));
     for (const auto& name : options.excluded_solvers) key.add("exclude " + name);
     for (const auto& [processor, cus] : options.compute_units) {
         std::string line = "cus " + processor;
@@ -231,11 +244,14 @@ std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>
         key.add(line);
     }
     for (const auto& target : targets) key.add("target " + target.spec());
-    for (const auto& entry : problems.entries()) {
-        key.add(problem_kind(entry.problem)).add(entry.key);
-        for (const auto& origin : entry.origins) key.add(origin);
-    }
+    key.add("problems " + std::string(problems_fingerprint));
     return key.hex();
+}
+
+}  // namespace
+
+std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>& targets, const SolverPlanOptions& options) {
+    return plan_cache_key_for(problem_set_fingerprint(problems), targets, options);
 }
 
 Bytes serialize_plan(const Plan& plan, std::string_view key) {
@@ -264,6 +280,7 @@ Bytes serialize_plan(const Plan& plan, std::string_view key) {
         w.u8(static_cast<unsigned>(c.status));
         w.str(c.detail);
         w.u8(c.dynamic_find);
+        w.u8(static_cast<unsigned>(c.source));
     });
     w.list(plan.lines, [&](const LineCoverage& l) {
         w.str(l.target), w.str(l.problem), w.str(l.find_db), w.str(l.winner);
@@ -274,6 +291,8 @@ Bytes serialize_plan(const Plan& plan, std::string_view key) {
             w.u8(static_cast<unsigned>(s.status));
             w.str(s.detail);
         });
+        w.list(l.tied, [&](const std::string& t) { w.str(t); });
+        w.u8(l.fusion_only);
     });
     w.list(plan.unreadable_lines, [&](const SkippedFindDbLines& s) {
         w.str(s.target), w.str(s.find_db);
@@ -326,6 +345,10 @@ Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets,
         c.status = status_of(r.u8());
         c.detail = r.str();
         c.dynamic_find = r.u8() != 0;
+        if (const unsigned source = r.u8(); source <= static_cast<unsigned>(CoverageEntry::Source::CorpusZoo))
+            c.source = static_cast<CoverageEntry::Source>(source);
+        else
+            throw std::runtime_error("bad problem source");
         plan.coverage.push_back(std::move(c));
     });
     r.list([&] {
@@ -340,6 +363,8 @@ Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets,
             s.detail = r.str();
             l.skipped.push_back(std::move(s));
         });
+        r.list([&] { l.tied.push_back(r.str()); });
+        l.fusion_only = r.u8() != 0;
         plan.lines.push_back(std::move(l));
     });
     r.list([&] {
@@ -355,11 +380,19 @@ Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets,
 
 Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Target>& targets,
                                const SolverPlanOptions& options, const fs::path& cache_dir, PlanCacheUse* use) {
+    const std::string fingerprint = cache_dir.empty() ? "" : problem_set_fingerprint(problems);
+    return cached_plan_from_source(fingerprint, [&]() -> const ProblemSet& { return problems; }, targets, options,
+                                   cache_dir, use);
+}
+
+Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::function<const ProblemSet&()>& problems,
+                             const std::vector<Target>& targets, const SolverPlanOptions& options,
+                             const fs::path& cache_dir, PlanCacheUse* use) {
     PlanCacheUse local;
     if (!use) use = &local;
     *use = {};
-    const std::string key = cache_dir.empty() ? "" : plan_cache_key(problems, targets, options);
-    if (key.empty()) return plan_from_problems(problems, targets, options);
+    const std::string key = cache_dir.empty() ? "" : plan_cache_key_for(problems_fingerprint, targets, options);
+    if (key.empty()) return plan_from_problems(problems(), targets, options);
     use->key = key;
     const fs::path folder = cache_dir / "plan";
     const fs::path entry = folder / (key + ".plan");
@@ -390,7 +423,7 @@ Plan cached_plan_from_problems(const ProblemSet& problems, const std::vector<Tar
     }
     Plan plan;
     try {
-        plan = plan_from_problems(problems, targets, options);
+        plan = plan_from_problems(problems(), targets, options);
     } catch (...) {
         // Bad input leaves the cache as it was.
         lock.reset();

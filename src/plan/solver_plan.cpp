@@ -21,6 +21,7 @@
 // Winograd finder runs (solver_finders.cpp:60-195). The immediate-mode fallback
 // (GetSolutionsFallback, :579-680) also picks among applicable dynamic solvers only, so
 // the dynamic find's set covers it.
+#include "kdbgen/corpus.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
 #include "kdbgen/primitive.hpp"
@@ -43,6 +44,20 @@
 namespace kdbgen {
 
 using Status = CoverageEntry::Status;
+
+namespace {
+
+CoverageEntry::Source source_of(const ProblemSet::Entry& entry) {
+    const std::string_view origin = entry.origins.empty() ? std::string_view() : entry.origins.front();
+    if (origin.starts_with(kCorpusFindDbOrigin)) return CoverageEntry::Source::CorpusFindDb;
+    if (origin.starts_with(kCorpusZooOrigin)) return CoverageEntry::Source::CorpusZoo;
+    // A target's own find-db lines as its problem list carry the bare file name (plan_from_problems).
+    if (origin.find(':') == std::string_view::npos && origin.find(".fdb.txt") != std::string_view::npos)
+        return CoverageEntry::Source::FindDbLine;
+    return CoverageEntry::Source::Given;
+}
+
+}  // namespace
 
 std::string_view coverage_status_name(Status status) {
     switch (status) {
@@ -259,7 +274,7 @@ private:
                       bool dynamic_find = false) {
         if (!options_.record_coverage) return;
         plan_.coverage.push_back({target_.kdb_filename(), entry.key, std::string(problem_kind(entry.problem)),
-                                  std::move(solver), status, std::move(detail), dynamic_find});
+                                  std::move(solver), status, std::move(detail), dynamic_find, source_of(entry)});
     }
 
     SolverContext context_for(const CardContext& card, const std::string& general) const {
@@ -448,28 +463,41 @@ private:
         const CardContext& home = card_with(file.compute_units);
         auto items = line.items;
         // SolutionTimeComparator (src/ocl/convolutionocl.cpp:549-565): positive times
-        // ascending, then the negative (coarse) estimates by modulus. Stable, so ties keep file order.
-        std::stable_sort(items.begin(), items.end(), [](const FindDbSolver& a, const FindDbSolver& b) {
-            if (a.time < 0 && b.time < 0) return a.time > b.time;
-            if (a.time > 0 && b.time < 0) return true;
-            if (a.time < 0 && b.time > 0) return false;
-            return a.time < b.time;
+        // ascending, then the negative (coarse) estimates by modulus. MIOpen keeps times as
+        // float (FindDbData::time, src/include/miopen/find_db.hpp) and the items of a record in
+        // an std::unordered_map (src/include/miopen/db_record.hpp:167) before sorting them
+        // (src/ocl/convolutionocl.cpp:706-742): among equal times its order is the map's, not
+        // the file's, so every usable item tied with the winner is planned (below).
+        const auto as_float = [](const FindDbSolver& item) { return static_cast<float>(item.time); };
+        std::stable_sort(items.begin(), items.end(), [&](const FindDbSolver& a, const FindDbSolver& b) {
+            const float ta = as_float(a), tb = as_float(b);
+            if (ta < 0 && tb < 0) return ta > tb;
+            if (ta > 0 && tb < 0) return true;
+            if (ta < 0 && tb > 0) return false;
+            return ta < tb;
         });
         LineCoverage result{target_.kdb_filename(), entry.key, file.path.filename().string(), "", Status::DefaultOff, "",
-                            {}};
+                            {}, {}, false};
+        result.fusion_only = std::all_of(line.items.begin(), line.items.end(), [](const FindDbSolver& item) {
+            const auto external = external_solver(item.solver);
+            return external && external->kind == ExternalSolver::Kind::NotConvolution;
+        });
         const std::string general = data_type_options(view);
         bool any_not_applicable = false;
         std::set<std::string_view> evaluated;  // interned names
+        std::optional<float> winner_time;
         for (const auto& item : items) {
+            if (winner_time && as_float(item) != *winner_time) break;
             const SolverContext ctx = context_for(home, general);
             std::optional<std::pair<Status, std::string>> skip = never_run(item.solver, view, ctx);
             const Solver* solver = catalog_solver(item.solver);
             std::string why;
             if (!skip && solver && solver->applicability_modelled() && !solver->applicable(view, ctx, &why)) {
                 skip = std::pair{Status::NotApplicable, why};
-                any_not_applicable = true;
+                if (!winner_time) any_not_applicable = true;
             }
             if (skip) {
+                if (winner_time) continue;  // a tied item MIOpen cannot run either
                 result.skipped.push_back({std::string(item.solver), skip->first, skip->second});
                 if (!options_.entry_coverage && options_.mode == SolverMode::FindDb) {
                     add_coverage(entry, std::string(item.solver), skip->first, skip->second);
@@ -479,9 +507,19 @@ private:
             }
             // never_run() and applicable() above passed on home (or the solver is not in the catalog).
             Evaluation ev = evaluate(entry, view, item.solver, home, true, nullptr, true);
-            result.winner = std::string(item.solver);
-            result.status = ev.status;
-            result.detail = ev.detail;
+            if (!winner_time) {
+                result.winner = std::string(item.solver);
+                result.status = ev.status;
+                result.detail = ev.detail;
+                winner_time = as_float(item);
+            } else {
+                result.tied.push_back(std::string(item.solver));
+                if (!coverage_status_served(ev.status) && coverage_status_served(result.status)) {
+                    // MIOpen may run the tied item: the line is served only if it is too.
+                    result.status = ev.status;
+                    result.detail = fmt::format("tied with {} on time: {}", result.winner, ev.detail);
+                }
+            }
             if (options_.mode == SolverMode::FindDb) {
                 if (!options_.entry_coverage) {
                     add_coverage(entry, std::string(item.solver), ev.status, ev.detail);
@@ -489,12 +527,13 @@ private:
                 }
                 take(ev);
             }
-            break;
         }
         const bool usable = !result.winner.empty();
         if (!usable) {
             if (any_not_applicable) result.status = Status::NotApplicable;
-            result.detail = std::string(any_not_applicable ? "no item of the line applies" : "no item is enabled") +
+            result.detail = std::string(result.fusion_only       ? "every item is a fusion id, which MIOpen 3.3 cannot run for an unfused convolution"
+                                        : any_not_applicable ? "no item of the line applies"
+                                                             : "no item is enabled") +
                             "; MIOpen's find falls back to the dynamic find (GetSolutions empty, "
                             "src/ocl/convolutionocl.cpp:771-787)";
         }
@@ -513,32 +552,42 @@ private:
 
     // IsWinograd3x3SupportedAndFast (src/convolution.cpp:385-401, MIOpen 3.3.0): then FindCore
     // runs the Winograd finder alone (src/conv/solver_finders.cpp:60-195, use_winograd_only).
-    bool winograd_only(const ConvView& view, const CardContext& card) const {
+    bool winograd_only(const ConvView& view, const SolverContext& ctx) const {
         if (!(view.GetOutChannels() >= 16 && view.GetOutChannels() % 2 == 0)) return false;
-        const Solver* wino = find_solver("ConvBinWinograd3x3U");
-        return wino && wino->applicable(view, context_for(card, data_type_options(view)), nullptr);
+        static const Solver* wino = find_solver("ConvBinWinograd3x3U");
+        return wino && wino->applicable(view, ctx, nullptr);
     }
 
     // What MIOpen's default find builds on the cards `needs` keeps, which have no usable find-db
     // line for the problem: every dynamic solver that is applicable there (see the top of the file).
     void plan_dynamic_find(const ProblemSet::Entry& entry, const ConvView& view, const std::string& reason,
                            const std::function<bool(const CardContext&)>& needs) {
-        std::map<unsigned, bool> winograd_alone;  // per card's CU count
-        for (const auto& card : databases_.cards)
-            if (needs(card)) winograd_alone[card.target.compute_units] = winograd_only(view, card);
-        if (winograd_alone.empty()) return;
+        // One context per card for the ~40 dynamic solvers' applicability checks below: building
+        // them per check (a copy of the options block each) was a third of a corpus plan's time.
         const std::string general = data_type_options(view);
+        std::vector<SolverContext> contexts;
+        contexts.reserve(databases_.cards.size());
+        for (const auto& card : databases_.cards) contexts.push_back(context_for(card, general));
+        std::vector<char> needed(databases_.cards.size()), winograd_alone(databases_.cards.size());
+        bool any_needed = false;
+        for (std::size_t i = 0; i < databases_.cards.size(); ++i) {
+            needed[i] = needs(databases_.cards[i]);
+            if (needed[i]) winograd_alone[i] = winograd_only(view, contexts[i]), any_needed = true;
+        }
+        if (!any_needed) return;
+        const auto card_index = [&](const CardContext& card) { return static_cast<std::size_t>(&card - databases_.cards.data()); };
         bool any = false;
         for (const auto* solver : solver_catalog()) {
             if (!solver->dynamic()) continue;
             const auto include = [&](const CardContext& card) {
-                return needs(card) && (solver->winograd() || !winograd_alone[card.target.compute_units]);
+                const std::size_t i = card_index(card);
+                return needed[i] && (solver->winograd() || !winograd_alone[i]);
             };
             // Reported on the first card it applies to (arch-wide kdbs: the others follow in evaluate()).
             const CardContext* home = nullptr;
-            for (const auto& card : databases_.cards)
-                if (include(card) && solver->applicable(view, context_for(card, general), nullptr)) {
-                    home = &card;
+            for (std::size_t i = 0; i < databases_.cards.size(); ++i)
+                if (include(databases_.cards[i]) && solver->applicable(view, contexts[i], nullptr)) {
+                    home = &databases_.cards[i];
                     break;
                 }
             if (!home) continue;
@@ -546,11 +595,29 @@ private:
             Evaluation ev = evaluate(entry, view, name, *home, true, include, true);
             if (ev.status == Status::NotApplicable || ev.status == Status::DefaultOff) continue;
             add_coverage(entry, name, ev.status, ev.detail.empty() ? reason : reason + "; " + ev.detail, true);
+            if (options_.complete_key_families && ev.status == Status::Planned) add_table_kernels(entry, view, *solver, *home);
             take(ev);
             any = true;
         }
         if (!any)
             add_coverage(entry, "", Status::NoFindDbRecord, reason + "; no dynamic solver applies", true);
+    }
+
+    // A solver that picks its kernel from a fixed table gets every row of the problem's data
+    // type and direction, once per target (Solver::table_kernels).
+    void add_table_kernels(const ProblemSet::Entry& entry, const ConvView& view, const Solver& solver,
+                           const CardContext& home) {
+        const std::string family = fmt::format("{} {} {}", solver.name(), view.p.data_types, static_cast<int>(view.p.direction));
+        if (!tables_planned_.insert(family).second) return;
+        const auto kernels = solver.table_kernels(view, context_for(home, data_type_options(view)));
+        if (kernels.empty()) return;
+        std::string missing;
+        auto builds = builds_for(entry, solver.name(), kernels, &missing);
+        if (!builds) return;  // a row whose file the tree lacks: MIOpen cannot build it either
+        for (auto& b : *builds) {
+            b.origin = fmt::format("{}: every {} kernel of its table", solver.name(), view.p.data_types);
+            add_build(std::move(b));
+        }
     }
 
     void plan_convolution(const ProblemSet::Entry& entry, const ConvProblem& conv) {
@@ -651,6 +718,7 @@ private:
     const TargetDatabases& databases_;
     Plan& plan_;
     std::unordered_set<std::size_t, SameKey, SameKey> planned_{0, SameKey{&plan_.builds}, SameKey{&plan_.builds}};
+    std::set<std::string> tables_planned_;  // (solver, data types, direction) given every table row
 };
 
 }  // namespace
@@ -747,6 +815,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     }
     const auto started = Clock::now();
     deduplicate(plan);
+    if (options.complete_key_families) complete_key_families(plan);
     plan.timings.deduplicate = seconds_since(started);
     // Planning freed most of what it used (find-db lines stay in the database cache);
     // give the freed pages back before the compiles start.

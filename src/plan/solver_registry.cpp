@@ -2,6 +2,7 @@
 #include "kdbgen/primitive.hpp"
 #include "kdbgen/solver.hpp"
 
+#include <unordered_map>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -53,17 +54,35 @@ const PrimitiveSolver* choose_primitive_solver(const Problem& problem, const Pri
 
 void register_solver(std::unique_ptr<Solver> solver) { registry().push_back(std::move(solver)); }
 
-std::vector<const Solver*> solver_catalog() {
-    std::vector<const Solver*> out;
-    for (const auto& s : registry()) out.push_back(s.get());
-    std::sort(out.begin(), out.end(), [](const Solver* a, const Solver* b) { return a->name() < b->name(); });
-    return out;
+namespace {
+
+// The catalog in name order and by name. Solvers register during static
+// initialisation, before any lookup; planning asks millions of times.
+struct CatalogIndex {
+    std::vector<const Solver*> sorted;
+    std::unordered_map<std::string_view, const Solver*> by_name;
+};
+
+const CatalogIndex& catalog_index() {
+    static const CatalogIndex index = [] {
+        CatalogIndex built;
+        for (const auto& s : registry()) built.sorted.push_back(s.get());
+        std::sort(built.sorted.begin(), built.sorted.end(),
+                  [](const Solver* a, const Solver* b) { return a->name() < b->name(); });
+        for (const auto* s : built.sorted) built.by_name.emplace(s->name(), s);
+        return built;
+    }();
+    return index;
 }
 
+}  // namespace
+
+const std::vector<const Solver*>& solver_catalog() { return catalog_index().sorted; }
+
 const Solver* find_solver(std::string_view name) {
-    for (const auto& s : registry())
-        if (s->name() == name) return s.get();
-    return nullptr;
+    const auto& by_name = catalog_index().by_name;
+    const auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : it->second;
 }
 
 bool deprecated_solvers_enabled(const Target& target) {

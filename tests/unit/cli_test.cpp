@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 using namespace kdbgen;
 using test::run_kdbgen;
@@ -302,4 +304,56 @@ TEST(Cli, PlanCountsKernelsPerNetworkAndKind) {
             if (std::string(network) == "resnet50.toml") EXPECT_GT(t["kernels_by_kind"]["batchnorm"].get<long>(), 0);
             EXPECT_EQ(t["not_covered"].get<long>(), 0) << network << " " << kdb << " " << t.dump();
         }
+}
+
+// A packager's command: an architecture list and nothing else. Every one of them plans from the
+// built-in corpus (the find-dbs of the tree and the zoo), those without any find-db of their own
+// (gfx1100, xnack+ MI200) included; with --corpus off such a target has nothing to plan.
+TEST(Cli, ArchitectureListAloneBuildsFromTheCorpus) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    test::TempDir dir;
+    const auto run = run_kdbgen({"build", "-n", "--json", "--miopen-src", src, "--targets", "gfx1100,gfx90a:xnack+",
+                                 "-o", (dir / "out").string(), "--cache-dir", (dir / "cache").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    std::map<std::string, std::set<std::string>> files;  // target -> kernel files
+    for (const auto& compile : json["compiles"]) {
+        const std::string kernel = compile["kernel"];
+        const auto for_at = kernel.find(" for "), bracket = kernel.find(" [");
+        files[kernel.substr(for_at + 5, bracket - for_at - 5)].insert(kernel.substr(0, for_at));
+    }
+    for (const char* target : {"gfx1100", "gfx90a:xnack+"}) {
+        SCOPED_TRACE(target);
+        const auto& f = files[target];
+        EXPECT_TRUE(f.count("naive_conv.cpp")) << "the no-record path's naive convolutions";
+        EXPECT_TRUE(f.count("MIOpenBatchNormFwdTrainSpatial.cl")) << "the zoo's batch norm";
+        EXPECT_TRUE(f.count("MIOpenIm2d2Col.cl")) << "GemmFwdRest's im2col";
+    }
+    // RDNA3's own Winograd kernel, which only the no-record path compiles on a gfx1100.
+    EXPECT_TRUE(files["gfx1100"].count("Conv_Winograd_Fury_v2_4_1_fp16_fp16acc_f2x3_c32_stride1.s") ||
+                files["gfx1100"].count("Conv_Winograd_Fury_v2_4_1_fp16_fp16acc_f2x3_c16_stride1.s"));
+    const auto off = run_kdbgen({"build", "-n", "--miopen-src", src, "--targets", "gfx1100", "--corpus", "off", "-o",
+                                 (dir / "out2").string(), "--cache-dir", (dir / "cache").string()});
+    EXPECT_EQ(off.exit_code, 2) << off.output;
+    EXPECT_NE(off.output.find("no problems given and no find-db for gfx1100"), std::string::npos) << off.output;
+}
+
+// plan --json's per-kdb summary counts problems by where they came from and counts as served
+// only what the kdb holds kernels for.
+TEST(Cli, PlanSummaryCountsWhatTheKdbServes) {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    const auto run = run_kdbgen({"plan", "--json", "--miopen-src", src, "--targets", "gfx1100_48", "--network",
+                                 (test::source_dir() / "configs/networks/resnet18.toml").string(), "--batch", "8",
+                                 "--data-types", "FP32", "--modes", "training"});
+    ASSERT_EQ(run.exit_code, 0) << run.output.substr(0, 4000);
+    const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    const auto& summary = json["coverage"]["gfx1100_48.kdb"]["summary"];
+    // 11 forward, 10 backward-data, 11 backward-weights problems (NetworkZoo counts them), none
+    // with a find-db line on a gfx1100: all through the no-record path, all served.
+    EXPECT_EQ(summary["no_record_path"]["given"]["problems"], 32) << summary.dump();
+    EXPECT_EQ(summary["no_record_path"]["given"]["served"], 32) << summary.dump();
+    EXPECT_GT(summary["primitives"]["given"]["by_kind"]["batchnorm"]["served"].get<int>(), 0) << summary.dump();
+    EXPECT_FALSE(summary.contains("find_db_lines")) << "a gfx1100 reads no find-db";
 }

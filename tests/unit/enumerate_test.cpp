@@ -366,7 +366,8 @@ TEST(Networks, VggAndLayoutsAndOthersExpand) {
     EXPECT_EQ(read_network(dir / "vgg16.toml", e).count("conv"), 9u);
     e.layouts = {"NHWC"};
     const auto nhwc = read_network(dir / "vgg16.toml", e);
-    EXPECT_EQ(nhwc.entries().front().key, "3-224-224-3x3-64-224-224-1-1x1-1x1-1x1-1-NHWC-NHWC-NHWC-FP32-F");
+    // bias 0 although VGG's layers have one: MIOpen's API never puts it in the key (conv_spec.hpp).
+    EXPECT_EQ(nhwc.entries().front().key, "3-224-224-3x3-64-224-224-1-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP32-F");
     e.layouts = {};
     // MobileNet-V2 has depthwise (grouped) convolutions.
     const auto mobilenet = read_network(dir / "mobilenet_v2.toml", e);
@@ -449,20 +450,21 @@ TEST(Onnx, PytorchConvertedModels) {
         for (const auto& e : set.entries()) keys.push_back(e.key);
         return keys;
     };
-    // Depthwise strided: x 2x4x6x6, w 4x1x3x3, group 4, stride 2 (the model's own shapes).
+    // Depthwise strided: x 2x4x6x6, w 4x1x3x3, group 4, stride 2 (the model's own shapes); its bias
+    // input is added by a separate call, never in the key (src/convolution_api.cpp:65-111).
     EXPECT_EQ(keys_of("test_Conv2d_depthwise_strided"),
-              (std::vector<std::string>{"4-6-6-3x3-4-2-2-2-0x0-2x2-1x1-1-NCHW-FP32-F_g4"}));
+              (std::vector<std::string>{"4-6-6-3x3-4-2-2-2-0x0-2x2-1x1-0-NCHW-FP32-F_g4"}));
     OnnxOptions fp16;
     fp16.batch_size = 8;
     fp16.data_type = "FP16";
     EXPECT_EQ(keys_of("test_Conv2d_depthwise_strided", fp16),
-              (std::vector<std::string>{"4-6-6-3x3-4-2-2-8-0x0-2x2-1x1-1-NCHW-FP16-F_g4"}));
+              (std::vector<std::string>{"4-6-6-3x3-4-2-2-8-0x0-2x2-1x1-0-NCHW-FP16-F_g4"}));
     // Conv1d runs as a 2-D convolution of height 1.
     const auto conv1d = keys_of("test_Conv1d");
     ASSERT_EQ(conv1d.size(), 1u);
     EXPECT_NE(conv1d[0].find("-1x3-"), std::string::npos) << conv1d[0];
     // Transposed: MIOpen's backward-data key with x first.
-    EXPECT_EQ(keys_of("test_ConvTranspose2d").front(), "3-7-6-3x3-4-20-12-1-1x1-3x2-1x1-1-NCHW-FP32-B");
+    EXPECT_EQ(keys_of("test_ConvTranspose2d").front(), "3-7-6-3x3-4-20-12-1-1x1-3x2-1x1-0-NCHW-FP32-B");
     // Other primitives.
     EXPECT_EQ(read_onnx_model(data / "test_MaxPool2d/model.onnx").count("pooling"), 1u);
     EXPECT_EQ(read_onnx_model(data / "test_BatchNorm2d_eval/model.onnx").count("batchnorm"), 1u);
@@ -524,4 +526,62 @@ TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
     EXPECT_NE(changed[0].key.find("FP32"), std::string::npos);
     // No folder: nothing is kept.
     EXPECT_EQ(read_find_db(dir / "x.HIP.fdb.txt.bz2", "").size(), 40u);
+}
+
+// --- the network zoo -------------------------------------------------------------------------
+
+namespace {
+
+// Distinct convolution problems of one direction at the file's first batch size and type,
+// grouped ones (key suffix _g<groups>) included.
+std::size_t distinct_convs(const ProblemSet& set, char direction, long batch, const std::string& type) {
+    std::set<std::string> keys;
+    for (const auto& e : set.entries()) {
+        const auto* conv = std::get_if<ConvProblem>(&e.problem);
+        if (!conv || conv->batch != batch || conv->data_types != type) continue;
+        const char d = conv->direction == ConvDirection::Forward        ? 'F'
+                       : conv->direction == ConvDirection::BackwardData ? 'B'
+                                                                        : 'W';
+        if (d == direction) keys.insert(e.key);
+    }
+    return keys.size();
+}
+
+}  // namespace
+
+// Every network of the zoo (configs/networks/) reads, and yields the distinct convolutions
+// counted by hand from the model's public definition (each file's header names it): forward,
+// backward data, backward weights per (batch, type); backward data leaves out the layer whose
+// input is the image, and a transposed convolution's forward pass is a backward-data key.
+// Convolution keys carry bias 0 whatever the layer's bias (MIOpen's API never sets it,
+// src/convolution_api.cpp:65-111, MIOpen 3.3.0), which merges YOLOv8n's 1x1 box-head
+// convolution at 80x80 into a backbone one (42 layers, 41 problems).
+TEST(NetworkZoo, EveryNetworkYieldsItsHandCountedConvolutions) {
+    struct Expected {
+        const char* file;
+        std::size_t forward, backward_data, backward_weights;
+    };
+    const std::vector<Expected> zoo = {
+        {"densenet121.toml", 66, 65, 66},     {"efficientnet_b0.toml", 46, 45, 46}, {"mobilenet_v2.toml", 30, 29, 30},
+        {"mobilenet_v3_large.toml", 44, 43, 44}, {"resnet101.toml", 23, 22, 23}, {"resnet18.toml", 11, 10, 11},
+        {"resnet50.toml", 23, 22, 23},        {"sd15_unet.toml", 35, 0, 0},        {"sd15_vae.toml", 23, 0, 0},
+        {"sdxl_unet.toml", 27, 0, 0},         {"sdxl_vae.toml", 23, 0, 0},         {"unet.toml", 19, 18, 19},
+        {"unet3d.toml", 18, 17, 18},          {"vgg16.toml", 9, 8, 9},             {"vgg16_bn.toml", 9, 8, 9},
+        {"yolov5s.toml", 29, 28, 29},         {"yolov8n.toml", 41, 40, 41},
+    };
+    std::set<std::string> files;
+    for (const auto& entry : fs::directory_iterator(test::source_dir() / "configs/networks"))
+        files.insert(entry.path().filename().string());
+    std::set<std::string> expected_files;
+    for (const auto& e : zoo) expected_files.insert(e.file);
+    EXPECT_EQ(files, expected_files) << "a network without hand-counted expectations here";
+    for (const auto& e : zoo) {
+        SCOPED_TRACE(e.file);
+        const ProblemSet set = read_network(test::source_dir() / "configs/networks" / e.file, {{1}, {"FP32"}, {}, {}});
+        EXPECT_EQ(distinct_convs(set, 'F', 1, "FP32"), e.forward);
+        EXPECT_EQ(distinct_convs(set, 'B', 1, "FP32"), e.backward_data);
+        EXPECT_EQ(distinct_convs(set, 'W', 1, "FP32"), e.backward_weights);
+        for (const auto& entry : set.entries())
+            if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) EXPECT_EQ(conv->bias, 0) << entry.key;
+    }
 }

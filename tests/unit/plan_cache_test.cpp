@@ -37,9 +37,12 @@ Plan sample_plan() {
     plan.builds.push_back(build(1, "naive_conv.cpp", "-DNO_SPACE", {}));
     plan.uncovered = {"a problem: why", ""};
     plan.coverage.push_back({"gfx90a6e.kdb", "key-1", "conv", "ConvA", CoverageEntry::Status::NoConfiguration, "detail", true});
-    plan.coverage.push_back({"gfx1030.kdb", "key-2", "batchnorm", "", CoverageEntry::Status::PrecompiledKernels, "", false});
+    plan.coverage.push_back({"gfx1030.kdb", "key-2", "batchnorm", "", CoverageEntry::Status::PrecompiledKernels, "", false,
+                             CoverageEntry::Source::CorpusZoo});
     LineCoverage line{"gfx90a6e.kdb", "key-1", "gfx90a6e.HIP.fdb.txt.bz2", "ConvA", CoverageEntry::Status::Planned, "d", {}};
     line.skipped.push_back({"ConvB", CoverageEntry::Status::DefaultOff, "MIOPEN_DEBUG_X"});
+    line.tied = {"ConvC", "ConvD"};
+    line.fusion_only = true;
     plan.lines.push_back(line);
     plan.unreadable_lines.push_back({"gfx1030.kdb", "/tree/x.fdb.txt", {3, 17, "padding '0x0'"}});
     return plan;
@@ -66,15 +69,15 @@ void expect_same(const Plan& a, const Plan& b) {
     ASSERT_EQ(a.coverage.size(), b.coverage.size());
     for (std::size_t i = 0; i < a.coverage.size(); ++i) {
         const auto &x = a.coverage[i], &y = b.coverage[i];
-        EXPECT_EQ(std::tie(x.target, x.problem, x.kind, x.solver, x.status, x.detail, x.dynamic_find),
-                  std::tie(y.target, y.problem, y.kind, y.solver, y.status, y.detail, y.dynamic_find))
+        EXPECT_EQ(std::tie(x.target, x.problem, x.kind, x.solver, x.status, x.detail, x.dynamic_find, x.source),
+                  std::tie(y.target, y.problem, y.kind, y.solver, y.status, y.detail, y.dynamic_find, y.source))
             << i;
     }
     ASSERT_EQ(a.lines.size(), b.lines.size());
     for (std::size_t i = 0; i < a.lines.size(); ++i) {
         const auto &x = a.lines[i], &y = b.lines[i];
-        EXPECT_EQ(std::tie(x.target, x.problem, x.find_db, x.winner, x.status, x.detail),
-                  std::tie(y.target, y.problem, y.find_db, y.winner, y.status, y.detail));
+        EXPECT_EQ(std::tie(x.target, x.problem, x.find_db, x.winner, x.status, x.detail, x.tied, x.fusion_only),
+                  std::tie(y.target, y.problem, y.find_db, y.winner, y.status, y.detail, y.tied, y.fusion_only));
         ASSERT_EQ(x.skipped.size(), y.skipped.size());
         for (std::size_t j = 0; j < x.skipped.size(); ++j)
             EXPECT_EQ(std::tie(x.skipped[j].solver, x.skipped[j].status, x.skipped[j].detail),

@@ -87,6 +87,12 @@ public:
         return find_kernel(p, *ctx.tree) || reject(why, "no tunable fits");
     }
 
+    std::vector<SolverKernel> table_kernels(const ConvView& p, const SolverContext& ctx) const override {
+        if (!ctx.tree) return {};
+        return table_asm_kernels(tunable_table(*ctx.tree, kSource, "GetImplicitGemmGtcDynamicBwdTunablesList",
+                                               p.IsFp16() ? "tunables_fp16" : "tunables_fp32"), p);
+    }
+
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         if (!ctx.tree) return {};
         const auto t = find_kernel(p, *ctx.tree);

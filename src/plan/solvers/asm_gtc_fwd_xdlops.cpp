@@ -106,6 +106,11 @@ public:
         return find_kernel(p, *ctx.tree) || reject(why, "no tunable fits");
     }
 
+    std::vector<SolverKernel> table_kernels(const ConvView& p, const SolverContext& ctx) const override {
+        if (!ctx.tree) return {};
+        return table_asm_kernels(tunable_table(*ctx.tree, kSource, "GetImplicitGemmGtcDynamicFwdXdlopsTunablesList", "kernel_param_list"), p);
+    }
+
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         if (!ctx.tree) return {};
         const auto t = find_kernel(p, *ctx.tree);

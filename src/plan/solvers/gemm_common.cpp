@@ -14,14 +14,19 @@ namespace {
 constexpr std::array<const char*, 9> kTypeNames = {"FP16", "FP32", "FP64", "INT8", "INT32", "INT64", "BF16", "FP8", "BF8"};
 
 // "INT8INT8INT32" -> {"INT8", "INT8", "INT32"}; empty when a part is no type name.
-std::vector<std::string> split_type_names(std::string_view text) {
-    std::vector<std::string> out;
+// At most three names; count 0 when a part is no type name.
+struct TypeNames {
+    std::array<std::string_view, 4> names{};
+    std::size_t count = 0;
+};
+TypeNames split_type_names(std::string_view text) {
+    TypeNames out;
     while (!text.empty()) {
         std::string_view best;
         for (const char* name : kTypeNames)
             if (text.starts_with(name) && std::string_view(name).size() > best.size()) best = name;
-        if (best.empty()) return {};
-        out.emplace_back(best);
+        if (best.empty() || out.count == out.names.size()) return {};
+        out.names[out.count++] = best;
         text.remove_prefix(best.size());
     }
     return out;
@@ -65,13 +70,13 @@ bool common_checks(const ConvView& p, const SolverContext& ctx, const char* a_ta
 }  // namespace
 
 std::optional<TensorTypes> tensor_types(const ConvView& p) {
-    const auto names = split_type_names(p.p.data_types);
-    if (names.size() == 1) return TensorTypes{names[0], names[0], names[0]};
-    if (names.size() == 3) return TensorTypes{names[0], names[1], names[2]};
+    const auto [names, count] = split_type_names(p.p.data_types);
+    if (count == 1) return TensorTypes{names[0], names[0], names[0]};
+    if (count == 3) return TensorTypes{names[0], names[1], names[2]};
     return std::nullopt;
 }
 
-std::optional<DataType> helper_type(const std::string& name) {
+std::optional<DataType> helper_type(std::string_view name) {
     if (name == "FP32") return DataType::Float;
     if (name == "FP16") return DataType::Half;
     if (name == "BF16") return DataType::BFloat16;
@@ -80,7 +85,7 @@ std::optional<DataType> helper_type(const std::string& name) {
     return std::nullopt;
 }
 
-std::size_t type_size(const std::string& name) {
+std::size_t type_size(std::string_view name) {
     if (name == "FP16" || name == "BF16") return 2;
     if (name == "INT8" || name == "FP8" || name == "BF8") return 1;
     if (name == "FP64" || name == "INT64") return 8;

@@ -27,7 +27,7 @@ namespace kdbgen::gemm {
 // A tensor type as problem keys name it (GetDataTypeName): FP32, FP16, BF16,
 // INT8, INT32, FP8, BF8, FP64.
 struct TensorTypes {
-    std::string in, weights, out;
+    std::string_view in, weights, out;  // static names
 };
 // EncodeDataTypesForKey (src/conv/problem_description.cpp:40-45, MIOpen
 // 3.3.0) read back: one name when all three agree, else in + weights + out.
@@ -35,8 +35,8 @@ struct TensorTypes {
 std::optional<TensorTypes> tensor_types(const ConvView& p);
 // The helper kernels' data-type block needs a type kdbgen can spell;
 // nullopt for FP8, BF8 and FP64 (GetDataTypeKBP defines extra macros for them).
-std::optional<DataType> helper_type(const std::string& name);
-std::size_t type_size(const std::string& name);
+std::optional<DataType> helper_type(std::string_view name);
+std::size_t type_size(std::string_view name);
 
 // The problem's tensors as the GEMM solvers name them: forward In = x,
 // Out = y; backward data In = dy, Out = dx; backward weights In = dy, Out = x

@@ -825,4 +825,22 @@ std::vector<SolverKernel> NhwcXdlopsSolver::kernels(const ConvView& p, const Sol
     return out;
 }
 
+std::vector<SolverKernel> table_asm_kernels(const std::vector<Tunable>& tunables, const ConvView& p) {
+    const Precision precision = p.IsFp16() ? Precision::Fp16 : Precision::Fp32;
+    std::vector<SolverKernel> out;
+    for (const auto& t : tunables)
+        if (t.precision == precision) out.push_back(plain_asm_kernel(t.kernel_name()));
+    return out;
+}
+
+std::vector<SolverKernel> NhwcXdlopsSolver::table_kernels(const ConvView& p, const SolverContext& ctx) const {
+    if (!ctx.tree) return {};
+    std::vector<SolverKernel> out;
+    const std::string precision = precision_name(precision_of(p));
+    for (const auto& config : table(ctx))
+        if (config.precision == precision)
+            for (auto& kernel : nhwc_main_kernels(config, p, ctx.target)) out.push_back(std::move(kernel));
+    return out;
+}
+
 }  // namespace kdbgen::gtc

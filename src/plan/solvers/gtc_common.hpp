@@ -155,6 +155,9 @@ bool tree_missing(const SolverContext& ctx, std::string* why);
 bool nchw_xdlops_applicable(const ConvView& p, const SolverContext& ctx, std::string* why);
 // <name>.s with " -Wa,-defsym,ROCM_METADATA_VERSION=5" alone, as the NCHW and NCHWc solutions build it.
 SolverKernel plain_asm_kernel(const std::string& name);
+// The kernels of every tunable of the table with the problem's precision (Solver::table_kernels
+// of gfx908's NCHW solvers: the kernel is a table row's, the options the same for all).
+std::vector<SolverKernel> table_asm_kernels(const std::vector<Tunable>& tunables, const ConvView& p);
 
 // ConvAsmImplicitGemmGTCDynamic{Fwd,Bwd,Wrw}XdlopsNHWC: NHWC kernels (NCHW problems
 // transposed around them) on gfx908, gfx90a and gfx94x. The configuration is the
@@ -165,6 +168,10 @@ public:
     bool dynamic() const override { return true; }  // IsDynamic, src/include/miopen/conv/solvers.hpp:3481, :3685, :3895
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override;
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override;
+    // Every kernel_param_list row of the problem's precision (the perf-config spelling, as the
+    // table's own rows; conv_asm_implicit_gemm_gtc_*_nhwc.cpp, MIOpen 3.3.0): the kernels
+    // HeuristicInit or a perf-db record can name, IsValidValue requiring table membership.
+    std::vector<SolverKernel> table_kernels(const ConvView& p, const SolverContext& ctx) const override;
     std::string_view missing_kernels_reason() const override { return kNoKernelsReason; }
     // The configuration MIOpen builds, or nullopt without a tree.
     std::optional<Config> chosen_config(const ConvView& p, const SolverContext& ctx) const;

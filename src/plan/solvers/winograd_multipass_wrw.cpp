@@ -119,6 +119,21 @@ public:
         return "not a WrW FP32/FP16/BF16 problem on gfx8/gfx9 (not gfx94x) without xnack (:480-493)";
     }
 
+    // The transforms' options are the instance's sizes, the stride's and buf_type, the data
+    // type's (:145-158, :252-264, :327-339): the same problem in each type MIOpen takes gives
+    // every key of the instance at that stride.
+    std::vector<SolverKernel> table_kernels(const ConvView& p, const SolverContext& ctx) const override {
+        std::vector<SolverKernel> out;
+        for (const char* type : {"FP32", "FP16", "BF16"}) {
+            ConvProblem variant = p.p;
+            variant.data_types = type;
+            const ConvView view{variant};
+            if (!applicable(view, ctx, nullptr)) continue;
+            for (auto& kernel : kernels(view, ctx)) out.push_back(std::move(kernel));
+        }
+        return out;
+    }
+
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
         if (!p.IsDirectionBackwardWrW() || !(p.IsFp32() || p.IsFp16() || p.IsBfp16())) return {};
         // The transforms are GCN assembly: inst_wrappers.inc rejects other ISAs.

@@ -1,0 +1,47 @@
+// kdbgen's built-in problem corpus: what a default build plans when the user
+// names no problem source, so that `kdbgen build --targets gfx1100` serves a
+// card no find-db and no network list was written for (docs/solvers.md,
+// "The built-in corpus").
+//
+// It is a problem source like --network: it brings problems, never solver
+// records. Which solver MIOpen picks for each problem on each card is still
+// decided by that card's own find-db (if MIOpen reads one) or its no-record path.
+#pragma once
+
+#include "kdbgen/enumerate.hpp"
+
+namespace kdbgen {
+
+struct CorpusOptions {
+    // The MIOpen tree's src/kernels: the convolution problems of every
+    // *.fdb.txt[.bz2] in it (every DbId and CU count, HIP and OpenCL).
+    fs::path find_db_dir;
+    fs::path decoded_find_db_dir;  // unpacked find-db text cache (may be empty)
+    // Network files of the zoo, expanded with zoo_expansion; empty: no zoo.
+    std::vector<fs::path> zoo;
+    NetworkExpansion zoo_expansion;
+};
+
+// Where a corpus problem came from, as its first origin says (the corpus'
+// origins are prefixed so plan reports can count them apart).
+inline constexpr std::string_view kCorpusFindDbOrigin = "corpus:find-db:";
+inline constexpr std::string_view kCorpusZooOrigin = "corpus:zoo:";
+
+// Every find-db of the tree, read with the strict reader (lines whose key
+// MIOpen never forms are skipped, as for the tree's own find-dbs) and
+// deduplicated by problem key in file-name order; then the zoo's problems.
+ProblemSet corpus_problems(const CorpusOptions& options);
+
+// Changes whenever corpus_problems(options) would: the bytes and names of every
+// find-db and zoo file, the expansion and the corpus rules' version. Reading
+// the files' bytes costs a tenth of parsing them, so a warm plan skips that.
+std::string corpus_fingerprint(const CorpusOptions& options);
+
+// The zoo: configs/networks/*.toml, in name order.
+std::vector<fs::path> zoo_networks(const fs::path& networks_dir);
+
+// The batch sizes, data types, layouts and modes the zoo is expanded over by
+// default (docs/solvers.md gives the measured cost they were chosen from).
+NetworkExpansion default_zoo_expansion();
+
+}  // namespace kdbgen

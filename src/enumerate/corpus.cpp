@@ -1,0 +1,117 @@
+#include "kdbgen/corpus.hpp"
+
+#include "kdbgen/error.hpp"
+#include "kdbgen/util.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace kdbgen {
+
+namespace {
+
+bool is_find_db_file(const fs::path& path) {
+    std::string name = path.filename().string();
+    if (name.ends_with(".bz2")) name.resize(name.size() - 4);
+    return name.ends_with(".fdb.txt");
+}
+
+std::vector<fs::path> find_db_files(const fs::path& dir) {
+    std::vector<fs::path> files;
+    if (dir.empty()) return files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && is_find_db_file(entry.path())) files.push_back(entry.path());
+    if (ec) throw InputError(located(dir.string(), 0, "cannot list the folder: " + ec.message()));
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// Bumped when corpus_problems() reads the same files into other problems.
+constexpr std::string_view kCorpusRules = "kdbgen corpus 1: find-db keys first-file origin; zoo with origins";
+
+}  // namespace
+
+std::string corpus_fingerprint(const CorpusOptions& options) {
+    Sha256 hash;
+    hash.add(kCorpusRules);
+    const auto add_file = [&](const fs::path& path) {
+        const Bytes bytes = read_file(path);
+        hash.add(path.filename().string()).add(std::to_string(bytes.size())).add(std::string_view(bytes.data(), bytes.size()));
+    };
+    for (const auto& file : find_db_files(options.find_db_dir)) add_file(file);
+    for (const auto& network : options.zoo) add_file(network);
+    const auto& e = options.zoo_expansion;
+    for (const long b : e.batch_sizes) hash.add("batch " + std::to_string(b));
+    for (const auto& t : e.data_types) hash.add("type " + t);
+    for (const auto& l : e.layouts) hash.add("layout " + l);
+    for (const auto& m : e.modes) hash.add("mode " + m);
+    return hash.hex();
+}
+
+ProblemSet corpus_problems(const CorpusOptions& options) {
+    ProblemSet set;
+    {
+        const std::vector<fs::path> files = find_db_files(options.find_db_dir);
+        // 1.1 million lines name 215 thousand problems (MIOpen 3.3.0): only the keys are
+        // read, and each distinct one parsed once; a problem keeps the first file that lists
+        // it as its origin. The solver records are the business of the card a file serves.
+        std::unordered_set<std::string> seen;
+        for (const auto& file : files) {
+            const std::string origin = std::string(kCorpusFindDbOrigin) + file.filename().string();
+            const std::string text = read_find_db_text(file, options.decoded_find_db_dir, [](std::string_view) {});
+            std::size_t number = 0;
+            for (std::size_t at = 0; at < text.size();) {
+                const std::size_t end = std::min(text.find('\n', at), text.size());
+                const std::string_view line(text.data() + at, end - at);
+                at = end + 1;
+                ++number;
+                const std::size_t equals = line.find('=');
+                if (equals == std::string_view::npos) continue;
+                std::string key(trim(line.substr(0, equals)));
+                if (key.empty() || seen.count(key)) continue;
+                ConvProblem problem;
+                try {
+                    problem = parse_conv_problem_key(key);
+                } catch (const InputError&) {
+                    continue;  // a key MIOpen never forms, so never looks up (see read_find_db)
+                }
+                seen.insert(std::move(key));
+                set.add(std::move(problem), fmt::format("{}:{}", origin, number));
+            }
+        }
+    }
+    for (const auto& network : options.zoo) {
+        const ProblemSet one = read_network(network, options.zoo_expansion);
+        const std::string origin = std::string(kCorpusZooOrigin) + network.filename().string();
+        for (const auto& entry : one.entries()) set.add(entry.problem, origin + ":" + entry.origins.front());
+    }
+    return set;
+}
+
+std::vector<fs::path> zoo_networks(const fs::path& networks_dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(networks_dir, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".toml") out.push_back(entry.path());
+    if (ec) throw InputError(located(networks_dir.string(), 0, "cannot list the network zoo: " + ec.message()));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Measured on gfx1100 (docs/solvers.md, "The built-in corpus"): each batch size adds ~520
+// batch-norm training keys over FP32 and FP16 (their options hold N; the inference ones do
+// not), at 0.14 CPU-s and 2.7 KB of kdb each; the zoo's convolutions add little over the
+// find-dbs. Powers of two to 256 cost about 11 CPU-minutes and 13 MB per processor.
+NetworkExpansion default_zoo_expansion() {
+    NetworkExpansion e;
+    e.batch_sizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    e.data_types = {"FP32", "FP16"};
+    e.layouts = {};  // each network's own
+    e.modes = {"inference", "training"};
+    return e;
+}
+
+}  // namespace kdbgen
