@@ -100,7 +100,9 @@ private:
         if (word == "FP32") return KeyType::Fp32;
         if (word == "FP16") return KeyType::Fp16;
         if (word == "BF16") return KeyType::Bf16;
-        if (word.starts_with("INT8")) return KeyType::Int8;
+        // ProblemDescription::IsInt8 (src/include/miopen/conv/problem_description.hpp:278-282,
+        // MIOpen 3.3.0): int8 x and w with an int32 or float y. A key of one "INT8" has an int8 y.
+        if (word == "INT8INT8INT32" || word == "INT8INT8FP32") return KeyType::Int8;
         return KeyType::Other;
     }
     KeyType type_;

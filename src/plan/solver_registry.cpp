@@ -157,7 +157,9 @@ std::string data_type_options(const ConvView& problem) {
         for (int i = 0; i < 5; ++i) out[i] = " " + type_block(i == 1, i == 2, i == 3, i == 4, false);
         return out;
     }();
-    const int index = problem.IsFp16() ? 1 : problem.IsFp32() ? 2 : problem.IsInt8() ? 3 : problem.IsBfp16() ? 4 : 0;
+    // The x type decides (SetupFloats, GetInDataType): any key starting INT8, whatever its y.
+    const bool int8_input = problem.p.data_types.starts_with("INT8");
+    const int index = problem.IsFp16() ? 1 : problem.IsFp32() ? 2 : int8_input ? 3 : problem.IsBfp16() ? 4 : 0;
     return blocks[index];
 }
 

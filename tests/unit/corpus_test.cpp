@@ -124,7 +124,12 @@ TEST(CorpusWithTree, RandomProblemsOnCardsWithoutAFindDbFindTheirKeys) {
     corpus.zoo = zoo_networks(test::source_dir() / "configs/networks");
     corpus.zoo_expansion = default_zoo_expansion();
     const ProblemSet corpus_set = corpus_problems(corpus);
-    ASSERT_GT(corpus_set.count("conv"), 200000u) << "the find-dbs of MIOpen 3.3.0 name 215,156 problems";
+    std::size_t from_find_dbs = 0;
+    for (const auto& entry : corpus_set.entries()) from_find_dbs += entry.origins.front().starts_with(kCorpusFindDbOrigin);
+    // MIOpen 3.3.0's 18 find-dbs: 215,156 distinct keys, 84 of them 3-D keys with two padding
+    // values that ProblemDescription::Serialize never writes (docs/networks.md).
+    if (tree.version().minor == 3) EXPECT_EQ(from_find_dbs, 215072u);
+    ASSERT_GT(from_find_dbs, 100000u);
     ASSERT_GT(corpus_set.count("batchnorm"), 0u);
     // KDBGEN_CORPUS_SEED draws another sample (tools/corpus-coverage reports the default one).
     const char* seed = std::getenv("KDBGEN_CORPUS_SEED");

@@ -112,8 +112,12 @@ TEST(SolverGoldenKeys, ConvDirectNaiveConvBwdAndWrw) {
 TEST(SolverApplicability, ConvDirectNaiveConv) {
     EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-F", "gfx1030_36"));
     EXPECT_FALSE(applicable("ConvDirectNaiveConvFwd", "1-159-697-5x5-64-79-348-1-1x1-2x2-1x1-0-NCHW-FP32-B", "gfx1030_36"));
-    // INT8 forward only (conv_direct_naive_conv_fwd.cpp:59-61 vs _bwd.cpp:59-61).
-    EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8-F", "gfx906_60"));
+    // INT8 forward only (conv_direct_naive_conv_fwd.cpp:59-61 vs _bwd.cpp:59-61), and IsInt8 wants
+    // an int32 or float y (problem_description.hpp:278-282): an all-int8 key ("INT8") is not one,
+    // and naive_conv.cpp defines no int8-output kernel for it (:2136-2167).
+    EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8INT8INT32-F", "gfx906_60"));
+    EXPECT_TRUE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8INT8FP32-F", "gfx906_60"));
+    EXPECT_FALSE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8-F", "gfx906_60"));
     EXPECT_FALSE(applicable("ConvDirectNaiveConvBwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NCHW-INT8-B", "gfx906_60"));
     EXPECT_FALSE(applicable("ConvDirectNaiveConvFwd", "8-4-4-1x1-8-4-4-1-0x0-1x1-1x1-0-NHWC-NCHW-NCHW-FP32-F", "gfx906_60"));
 }

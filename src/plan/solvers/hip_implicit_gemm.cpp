@@ -41,7 +41,7 @@ int epack_length(const ConvView& p, const Target& target, bool xdlops_invoked) {
 
 int read_write_vector_size(long v) { return v % 4 == 0 ? 4 : (v % 2 == 0 ? 2 : 1); }
 
-int type_size(const ConvView& p) { return p.IsFp32() ? 4 : (p.IsFp16() || p.IsBfp16()) ? 2 : p.IsInt8() ? 1 : 4; }
+int type_size(const ConvView& p) { return p.IsFp32() ? 4 : (p.IsFp16() || p.IsBfp16()) ? 2 : p.p.data_types.starts_with("INT8") ? 1 : 4; }
 
 bool index_range_large_enough(const ConvView& p) {
     const long long max_range = 2LL * 1024 * 1024 * 1024;

@@ -41,8 +41,7 @@ public:
         else if (p.IsFp16()) types = "half_double_half";
         else if (p.IsBfp16()) types = "ushort_double_ushort";
         else if (p.p.data_types == "INT8INT8INT32") types = "int8_t_int32_t_int32_t";
-        else if (p.p.data_types == "INT8INT8FP32") types = "int8_t_int32_t_float";
-        else types = "int8_t_int32_t_int8_t";
+        else types = "int8_t_int32_t_float";  // INT8INT8FP32: IsInt8 admits no other int8 key
         return {{"naive_conv.cpp", {prefix + dir + layout + types}, ctx.general_options}};
     }
 
