@@ -829,7 +829,9 @@ nlohmann::json coverage_json(const Plan& plan) {
     for (const auto& line : plan.lines) {
         const std::string name(coverage_status_name(line.status));
         ++line_status[line.target][name];
-        ++winners[line.target][line.winner.empty() ? "(none)" : line.winner][name];
+        // A line whose winner is served but an item tied with it is not (plan_line) says so.
+        const bool tie_decides = !line.tied.empty() && line.detail.starts_with("tied with");
+        ++winners[line.target][line.winner.empty() ? "(none)" : line.winner][tie_decides ? "tied item: " + name : name];
         for (const auto& skip : line.skipped) ++skipped[line.target][skip.solver][std::string(coverage_status_name(skip.status))];
         auto& share = line_share[line.target];
         if (line.winner.empty() && coverage_status_never_asked(line.status)) ++share[2];

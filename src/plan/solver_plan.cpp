@@ -517,7 +517,8 @@ private:
                 if (!coverage_status_served(ev.status) && coverage_status_served(result.status)) {
                     // MIOpen may run the tied item: the line is served only if it is too.
                     result.status = ev.status;
-                    result.detail = fmt::format("tied with {} on time: {}", result.winner, ev.detail);
+                    result.detail = fmt::format("tied with the winner on time: {} ({}){}", item.solver,
+                                                coverage_status_name(ev.status), ev.detail.empty() ? "" : ": " + ev.detail);
                 }
             }
             if (options_.mode == SolverMode::FindDb) {
