@@ -1,11 +1,13 @@
 // The kernel-manifest planner behind the built-in demo.
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/solver.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 using namespace kdbgen;
 
@@ -60,4 +62,66 @@ TEST(Plan, CanonicalOptionsDropOnlyRepeatedCurrentDefinitions) {
     EXPECT_EQ(canonical_options("   "), "");
     const std::string block = " -DMIOPEN_USE_FP16=0 -DMIOPEN_USE_FP32=1";
     EXPECT_EQ(canonical_options(" -DK=4" + block + block + " -mcpu=gfx90a"), canonical_options(" -DK=4" + block + " -mcpu=gfx90a"));
+}
+
+// --- key families (src/plan/key_families.cpp) -----------------------------------------------------
+
+namespace {
+
+PlannedBuild family_member(const std::string& file, const std::string& options) {
+    PlannedBuild b;
+    b.build.source = "/tree/src/kernels/" + file;
+    b.build.kernel_file = file;
+    b.build.options = options;
+    b.build.target = parse_target("gfx1100");
+    b.build.kernels = {"k"};
+    b.kind = "conv";
+    return b;
+}
+
+}  // namespace
+
+// One planned SetTensor key brings all the others MIOpen can form: SetTensor over a packed tensor
+// is flattened to 1-D (src/ocl/tensorocl.cpp:44-48, MIOpen 3.3.0), its work size rounded up to a
+// power of two and capped at 65536 (:1470-1495), -DWORK_LENGTH_0 that size (:1498-1560): 17 values,
+// for each type block a GEMM or GTC solver zeroes with (FP32, FP16, BF16). The options are as
+// sub_tensor_op_with_scalar forms them (src/plan/solver_registry.cpp).
+TEST(KeyFamilies, SetTensorGetsEveryWorkLengthOfEveryType) {
+    Plan plan;
+    plan.targets = {parse_target("gfx1100")};
+    const std::string head = "-DSUBTENSOR_OP_WITH_SCALAR=SUBTENSOR_OP_WITH_SCALAR_SET";
+    plan.builds.push_back(family_member("MIOpenSubTensorOpWithScalarKernel.cl",
+                                        head + " " + data_type_defines(DataType::Float) + " -DWORK_LENGTH_0=4096"));
+    const std::size_t added = complete_key_families(plan);
+    EXPECT_EQ(added, 3u * 17u - 1u);
+    std::set<std::string> options;
+    for (const auto& b : plan.builds) options.insert(b.build.options);
+    for (const DataType type : {DataType::Float, DataType::Half, DataType::BFloat16})
+        for (long work = 1; work <= 65536; work *= 2)
+            EXPECT_TRUE(options.count(head + " " + data_type_defines(type) + " -DWORK_LENGTH_0=" + std::to_string(work)))
+                << key_name(type) << " " << work;
+    EXPECT_EQ(options.size(), 51u);
+    EXPECT_EQ(complete_key_families(plan), 0u) << "complete already";
+}
+
+// The naive convolutions take the general options, the x type's block once or twice
+// (conv_direct_naive_conv.cpp:240-270; the doubled form, DESIGN.md): each form gets every type a
+// naive convolution takes (FP32, FP16, BF16, INT8 forward); kernels outside a family are left alone.
+TEST(KeyFamilies, NaiveConvolutionGetsEveryTypeInBothForms) {
+    Plan plan;
+    plan.targets = {parse_target("gfx1100")};
+    const std::string fp16 = " " + data_type_defines(DataType::Half);
+    plan.builds.push_back(family_member("naive_conv.cpp", fp16));
+    plan.builds.push_back(family_member("naive_conv.cpp", fp16 + fp16));
+    plan.builds.push_back(family_member("MIOpenBatchNormFwdTrainSpatial.cl", " -DMIO_BN_N=8"));
+    EXPECT_EQ(complete_key_families(plan), 6u);
+    std::set<std::string> options;
+    for (const auto& b : plan.builds)
+        if (b.build.kernel_file == "naive_conv.cpp") options.insert(b.build.options);
+    for (const DataType type : {DataType::Float, DataType::Half, DataType::BFloat16, DataType::Int8}) {
+        const std::string block = " " + data_type_defines(type);
+        EXPECT_TRUE(options.count(block)) << key_name(type);
+        EXPECT_TRUE(options.count(block + block)) << key_name(type);
+    }
+    EXPECT_EQ(plan.builds.size(), 9u);
 }
