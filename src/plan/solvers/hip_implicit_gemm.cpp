@@ -328,17 +328,6 @@ std::string xdlops_flags(const Target& target) {
 
 namespace kdbgen::hip_igemm {
 
-bool two_power(int v, int lo, int hi) { return v > 0 && ((v - 1) & v) == 0 && lo <= v && v <= hi; }
-
-bool previous_two_power(int& v, int lo, int hi) {
-    if (v == lo) {
-        v = hi;
-        return true;
-    }
-    v /= 2;
-    return false;
-}
-
 long right_pad(long in, long out, long filter, long stride, long dilation, long left_pad) {
     const long padded = 1 + (filter - 1) * dilation + (out - 1) * stride;
     return padded > left_pad + in ? padded - (left_pad + in) : 0;

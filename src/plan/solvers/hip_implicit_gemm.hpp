@@ -127,9 +127,17 @@ bool valid_grid_gemm_xdlops(long gemm_m, long gemm_n, long gemm_k);
 std::string xdlops_flags(const Target& target);
 
 // IsTwoPower<L, H> (implicitgemm_util.hpp:155-162) with the bounds at run time.
-bool two_power(int v, int lo, int hi);
+inline bool two_power(int v, int lo, int hi) { return v > 0 && ((v - 1) & v) == 0 && lo <= v && v <= hi; }
 // PreviousTwoPower<L, H> (implicitgemm_util.hpp:179-191): halves v, or wraps lo to hi and says so.
-bool previous_two_power(int& v, int lo, int hi);
+// Inline: the heuristic walks call it for each of ~10^4 configurations per problem.
+inline bool previous_two_power(int& v, int lo, int hi) {
+    if (v == lo) {
+        v = hi;
+        return true;
+    }
+    v /= 2;
+    return false;
+}
 template <int L, int H>
 bool previous_two_power(int& v) {
     return previous_two_power(v, L, H);
