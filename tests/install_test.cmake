@@ -12,6 +12,22 @@ foreach(path bin/kdbgen share/man/man1/kdbgen.1 share/kdbgen/configs/demo/kernel
     message(FATAL_ERROR "not installed: ${path}")
   endif()
 endforeach()
+# No installed program or library names the source or build tree (reproducible packages:
+# cmake/KdbgenBuildTree.cmake maps them away): neither in __FILE__ strings nor in debug info.
+file(GLOB_RECURSE installed LIST_DIRECTORIES false ${WORK_DIR}/prefix/bin/* ${WORK_DIR}/prefix/libexec/*)
+foreach(tree ${SOURCE_DIR} ${BUILD_DIR})
+  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" pattern "${tree}")
+  foreach(file ${installed})
+    file(STRINGS ${file} hits REGEX "${pattern}" LIMIT_COUNT 1)
+    if(hits)
+      message(FATAL_ERROR "${file} holds the path ${tree}: ${hits}")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH installed count)
+if(count LESS 3)
+  message(FATAL_ERROR "expected kdbgen and its helpers under bin/ and libexec/, found ${installed}")
+endif()
 # The installed binary must not need the source tree: hide it by running from the prefix.
 execute_process(COMMAND ${WORK_DIR}/prefix/bin/kdbgen build --targets gfx1030_36 -o ${WORK_DIR}/out --no-cache -q
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -63,7 +63,8 @@ struct WriteStats {
 //  - each kdb is staged in its output folder (.NAME.kdbgen-spool.PID.RAND);
 //    records go there as they come (add() is thread-safe), so memory does not
 //    grow with the number of code objects;
-//  - commit() takes the folder's advisory lock (.kdbgen.lock, flock), completes
+//  - commit() takes the folder's advisory lock (flock on the folder itself: no lock file is
+//    left for `install out/*` to ship; an old .kdbgen.lock is removed), completes
 //    every staged kdb (with update, the old file's rows not replaced, each
 //    checked as `verify` does), writes each in key order and syncs it; only
 //    when all are complete are they renamed into place, under a commit journal

@@ -3,7 +3,7 @@
 // kdbgen reads it; nothing from it is part of kdbgen.
 #pragma once
 
-#include "kdbgen/compile.hpp"
+#include "kdbgen/kernel_build.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"

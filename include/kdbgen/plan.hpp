@@ -4,7 +4,7 @@
 // solvers add theirs through the same KernelBuild list.
 #pragma once
 
-#include "kdbgen/compile.hpp"
+#include "kdbgen/kernel_build.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/solver.hpp"
@@ -95,6 +95,8 @@ struct ExternalSolver {
     std::string reason;  // MIOpen's file:line
 };
 std::optional<ExternalSolver> external_solver(std::string_view name);
+// Every name external_solver() knows: none is in the solver catalog.
+std::vector<std::string_view> external_solver_names();
 
 // Lines of a find-db from the MIOpen tree that no MIOpen lookup can reach
 // (their key is not one MIOpen forms), skipped by the plan.

@@ -59,9 +59,6 @@ std::optional<fs::path> compile_worker_path() {
         candidates.push_back(dir / protocol::kWorkerName);
         candidates.push_back(dir.parent_path() / "libexec" / "kdbgen" / protocol::kWorkerName);
     }
-#ifdef KDBGEN_BUILD_TREE_WORKER
-    candidates.emplace_back(KDBGEN_BUILD_TREE_WORKER);
-#endif
     for (const auto& candidate : candidates)
         if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     return std::nullopt;

@@ -61,8 +61,9 @@ pid_t spawn_child(const std::vector<std::string>& argv, int stdin_fd, int stdout
         ::setpgid(0, 0);
         if (die_with_calling_thread) ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);
-        if (stdin_fd < 0) stdin_fd = ::open("/dev/null", O_RDONLY);
-        if (stdin_fd >= 0) ::dup2(stdin_fd, STDIN_FILENO);
+        // A new name, not the parameter: the child writes into the frame the parent returns through.
+        const int input = stdin_fd >= 0 ? stdin_fd : ::open("/dev/null", O_RDONLY);
+        if (input >= 0) ::dup2(input, STDIN_FILENO);
         ::dup2(stdout_fd, STDOUT_FILENO);
         ::dup2(stderr_fd, STDERR_FILENO);
         ::execve(args[0], args.data(), env.data());

@@ -387,7 +387,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             entries.push_back(&entry);
         } else {
             ++report.skipped;
-            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}});
+            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}});
         }
     }
 

@@ -116,7 +116,7 @@ Plan plan_from_manifest(const fs::path& manifest, const fs::path& kernel_dir, co
                 build.target = target;
                 build.kernels = symbols;
                 build.include_dirs = {kernel_dir / "include"};
-                plan.builds.push_back({std::move(build), where(manifest, *table) + " " + file.front()});
+                plan.builds.push_back({std::move(build), where(manifest, *table) + " " + file.front(), "", {}});
             }
         }
     }

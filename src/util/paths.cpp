@@ -9,15 +9,6 @@
 
 namespace kdbgen {
 
-namespace {
-
-// The source tree keeps the hiprtc headers with the compile stage.
-std::string_view source_relative(std::string_view name) {
-    return name == "hiprtc" ? std::string_view("src/compile/hiprtc") : name;
-}
-
-}  // namespace
-
 fs::path executable_dir() {
     std::error_code ec;
     const auto exe = fs::read_symlink("/proc/self/exe", ec);
@@ -27,13 +18,17 @@ fs::path executable_dir() {
 fs::path data_path(std::string_view name) {
     std::vector<fs::path> candidates;
     if (const char* env = std::getenv("KDBGEN_DATA_DIR"); env && *env) candidates.push_back(fs::path(env) / name);
+    // Installed: <prefix>/bin/kdbgen and <prefix>/share/kdbgen. The build tree has the same
+    // layout (cmake/KdbgenBuildTree.cmake), so no source path is compiled in.
     if (const auto dir = executable_dir(); !dir.empty())
         candidates.push_back(dir.parent_path() / "share" / "kdbgen" / name);
-#ifdef KDBGEN_SOURCE_DIR
-    candidates.push_back(fs::path(KDBGEN_SOURCE_DIR) / source_relative(name));
-#endif
+    // Resolved: the build tree's links name the source folders, as kdbgen reports them.
+    std::error_code ec;
     for (const auto& candidate : candidates)
-        if (fs::is_directory(candidate)) return candidate;
+        if (fs::is_directory(candidate)) {
+            const auto resolved = fs::canonical(candidate, ec);
+            return ec ? candidate : resolved;
+        }
     throw InputError(fmt::format("kdbgen data folder '{}' not found (set KDBGEN_DATA_DIR)", name));
 }
 

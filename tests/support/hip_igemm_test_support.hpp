@@ -7,6 +7,7 @@
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/solver.hpp"
 #include "kdbgen/target.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ namespace kdbgen::test::igemm {
 
 // The MIOpen source tree of KDBGEN_MIOPEN_SRC, or nullptr when it is unset.
 inline const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? src : nullptr;
 }
 

@@ -28,6 +28,11 @@ fs::path shared_db_dir() {
     return fs::weakly_canonical(KDBGEN_TEST_SHARED_DB_DIR);
 }
 
+const char* miopen_src() {
+    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    return src && *src ? src : nullptr;
+}
+
 const Toolchain& toolchain() {
     static const TempDir work;
     static const Toolchain tc = [] {

@@ -25,6 +25,10 @@ private:
 fs::path source_dir();
 fs::path kernels_dir();
 fs::path shared_db_dir();  // ../shared/miopen-db (real MIOpen find-db and perf-db files)
+// The MIOpen source tree tests plan and build against: $KDBGEN_MIOPEN_SRC, or nullptr when unset
+// or empty. The one place a test asks for it; a test that needs it lives in a suite named
+// *WithTree or *MIOpenTree, which ctest labels miopen-tree (tests/CMakeLists.txt).
+const char* miopen_src();
 
 // The default toolchain, discovered once per test binary.
 const Toolchain& toolchain();

@@ -97,8 +97,8 @@ TEST(ArchWide, ProductTableHasACountForEveryProcessor) {
 // One gfx1030.kdb holds what a gfx1030 with 30, 36 or 40 CUs asks for: for each card, the
 // per-card plan of the same find-db lines is inside the arch-wide plan; where a kernel's options
 // depend on the CU count, it holds each card's key and says which card asks for it.
-TEST(ArchWide, OneKdbHoldsTheKeysOfEveryCard) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(ArchWideWithTree, OneKdbHoldsTheKeysOfEveryCard) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
@@ -144,7 +144,9 @@ TEST(ArchWide, OneKdbHoldsTheKeysOfEveryCard) {
     const Plan lrn_card = plan_from_problems(lrn_problems, {parse_target("gfx1030_30")}, arch);
     ASSERT_EQ(lrn_card.builds.size(), 1u);
     for (const auto& b : lrn_plan.builds)
-        if (b.compute_units == std::vector<unsigned>{30}) EXPECT_EQ(b.build.kdb_args(), lrn_card.builds[0].build.kdb_args());
+        if (b.compute_units == std::vector<unsigned>{30}) {
+            EXPECT_EQ(b.build.kdb_args(), lrn_card.builds[0].build.kdb_args());
+        }
 }
 
 // `kdbgen build --targets gfx1030,gfx90a,gfx906` writes gfx1030.kdb, gfx90a.kdb and gfx906.kdb
@@ -189,8 +191,8 @@ TEST(ArchWide, TargetsShowsProducts) {
 
 // plan_from_problems plans slices of the problem list on threads of their own
 // and appends them in order: any thread count gives the one-thread plan.
-TEST(PlanThreads, TwoThreadsPlanWhatOneThreadPlans) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(PlanThreadsWithTree, TwoThreadsPlanWhatOneThreadPlans) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto tree = MiopenTree::open(src);
     const auto fdb = *tree.find_db(parse_target("gfx90a_110"));

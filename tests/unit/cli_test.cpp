@@ -7,20 +7,70 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <map>
 #include <set>
 
 using namespace kdbgen;
 using test::run_kdbgen;
 
+namespace {
+
+// The subcommands `kdbgen --help` lists: the help and man-page tests cover each, so a new
+// subcommand is covered the day it is added.
+std::vector<std::string> subcommands() {
+    const auto help = run_kdbgen({"--help"}).output;
+    std::vector<std::string> out;
+    const auto at = help.find("Subcommands:");
+    std::istringstream lines(help.substr(at == std::string::npos ? help.size() : at));
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+        std::istringstream words(line);
+        std::string name;
+        if (words >> name) out.push_back(name);
+    }
+    return out;
+}
+
+// Every --long option a help text names.
+std::set<std::string> long_options(const std::string& help) {
+    std::set<std::string> out;
+    static const std::regex option(R"((^|[\s,])(--[a-z][a-z0-9-]*))");
+    for (std::sregex_iterator it(help.begin(), help.end(), option), end; it != end; ++it) out.insert((*it)[2]);
+    return out;
+}
+
+}  // namespace
+
 TEST(Cli, HelpAndVersionForEverySubcommand) {
     EXPECT_EQ(run_kdbgen({"--help"}).exit_code, 0);
-    for (const char* sub : {"build", "plan", "inspect", "verify", "diff", "merge", "cache", "targets"}) {
+    const auto subs = subcommands();
+    for (const char* known : {"build", "plan", "inspect", "verify", "diff", "merge", "cache", "targets", "solvers"})
+        EXPECT_NE(std::find(subs.begin(), subs.end(), known), subs.end()) << known << " missing from kdbgen --help";
+    for (const auto& sub : subs) {
         EXPECT_EQ(run_kdbgen({sub, "--help"}).exit_code, 0) << sub;
         const auto version = run_kdbgen({sub, "--version"});
         EXPECT_EQ(version.exit_code, 0) << sub;
         EXPECT_NE(version.output.find("kdbgen "), std::string::npos) << sub;
+    }
+}
+
+// docs/kdbgen.1 documents every subcommand and every option their --help lists.
+TEST(Cli, ManPageNamesEverySubcommandAndOption) {
+    std::string man = read_text_file(test::source_dir() / "docs" / "kdbgen.1");
+    for (std::size_t at; (at = man.find("\\-")) != std::string::npos;) man.replace(at, 2, "-");  // roff's \- is -
+    for (const auto& sub : subcommands()) {
+        const std::regex entry("(\\.B |\\\\fB)" + sub + "(?![a-z0-9-])");
+        EXPECT_TRUE(std::regex_search(man, entry)) << "docs/kdbgen.1 has no entry for kdbgen " << sub;
+        for (const auto& option : long_options(run_kdbgen({sub, "--help"}).output)) {
+            if (option == "--help" || option == "--version") continue;
+            const std::regex named(option + "(?![a-z0-9-])");
+            EXPECT_TRUE(std::regex_search(man, named)) << "docs/kdbgen.1 does not document " << sub << " " << option;
+        }
     }
 }
 
@@ -38,8 +88,10 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     const auto run = run_kdbgen({"build", "--targets", "gfx1030_36,gfx90a:sramecc+:xnack-_110", "-o", out.string(),
                                  "--cache-dir", (dir / "cache").string(), "--json", "-j", "2"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_TRUE(fs::exists(out / "gfx1030_36.kdb"));
-    EXPECT_TRUE(fs::exists(out / "gfx90a6e.kdb"));
+    // The folder holds the kdbs and nothing else (no lock file, no temporary) for `install out/*`.
+    std::set<std::string> left;
+    for (const auto& entry : fs::directory_iterator(out)) left.insert(entry.path().filename().string());
+    EXPECT_EQ(left, (std::set<std::string>{"gfx1030_36.kdb", "gfx90a6e.kdb"}));
     const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
     EXPECT_EQ(json["failed"], 0);
     EXPECT_EQ(json["targets"].size(), 2u);
@@ -260,8 +312,8 @@ TEST(Cli, TreeFindDbSkipsKeysMIOpenNeverFormsGivenFindDbRefusesThem) {
 }
 
 // With a MIOpen tree: ResNet-50 FP32 training kdbs for gfx1030 and gfx906, verified.
-TEST(Cli, ResNet50TrainingKdbWithMIOpenTree) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(CliWithTree, ResNet50TrainingKdb) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     test::TempDir dir;
     const auto run = run_kdbgen({"build", "--miopen-src", src, "--targets", "gfx1030_36,gfx906_60", "--network",
@@ -284,8 +336,8 @@ TEST(Cli, ResNet50TrainingKdbWithMIOpenTree) {
 }
 
 // `plan` per network and target: convolution kernels, other primitives' kernels, and what is not covered.
-TEST(Cli, PlanCountsKernelsPerNetworkAndKind) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(CliWithTree, PlanCountsKernelsPerNetworkAndKind) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto run = run_kdbgen({"plan", "--miopen-src", src, "--targets", "gfx1030_36,gfx906_60", "--network",
                                  (test::source_dir() / "configs/networks/resnet50.toml").string(), "--network",
@@ -301,7 +353,9 @@ TEST(Cli, PlanCountsKernelsPerNetworkAndKind) {
             EXPECT_GE(t["other_kernels"].get<long>(), 3) << network << " " << kdb;
             EXPECT_GT(t["kernels_by_kind"]["activation"].get<long>(), 0);
             EXPECT_GT(t["kernels_by_kind"]["pooling"].get<long>(), 0);
-            if (std::string(network) == "resnet50.toml") EXPECT_GT(t["kernels_by_kind"]["batchnorm"].get<long>(), 0);
+            if (std::string(network) == "resnet50.toml") {
+                EXPECT_GT(t["kernels_by_kind"]["batchnorm"].get<long>(), 0);
+            }
             EXPECT_EQ(t["not_covered"].get<long>(), 0) << network << " " << kdb << " " << t.dump();
         }
 }
@@ -309,8 +363,8 @@ TEST(Cli, PlanCountsKernelsPerNetworkAndKind) {
 // A packager's command: an architecture list and nothing else. Every one of them plans from the
 // built-in corpus (the find-dbs of the tree and the zoo), those without any find-db of their own
 // (gfx1100, xnack+ MI200) included; with --corpus off such a target has nothing to plan.
-TEST(Cli, ArchitectureListAloneBuildsFromTheCorpus) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(CliWithTree, ArchitectureListAloneBuildsFromTheCorpus) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     test::TempDir dir;
     const auto run = run_kdbgen({"build", "-n", "--json", "--miopen-src", src, "--targets", "gfx1100,gfx90a:xnack+",
@@ -341,8 +395,8 @@ TEST(Cli, ArchitectureListAloneBuildsFromTheCorpus) {
 
 // plan --json's per-kdb summary counts problems by where they came from and counts as served
 // only what the kdb holds kernels for.
-TEST(Cli, PlanSummaryCountsWhatTheKdbServes) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(CliWithTree, PlanSummaryCountsWhatTheKdbServes) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto run = run_kdbgen({"plan", "--json", "--miopen-src", src, "--targets", "gfx1100_48", "--network",
                                  (test::source_dir() / "configs/networks/resnet18.toml").string(), "--batch", "8",

@@ -58,8 +58,9 @@ TEST(Compile, OpenClBuildsForEveryProcessorIncludingSynthesizedDeviceLibs) {
     }
     // Debian's rocm-device-libs 5.2.3 has no gfx11/gfx12 ISA library: kdbgen made it.
     const auto& made = test::toolchain().synthesized_libs;
-    if (!fs::exists(test::toolchain().device_libs / "oclc_isa_version_1100.bc"))
+    if (!fs::exists(test::toolchain().device_libs / "oclc_isa_version_1100.bc")) {
         EXPECT_NE(std::find(made.begin(), made.end(), "oclc_isa_version_1100.bc"), made.end());
+    }
 }
 
 TEST(Compile, TargetFeaturesReachTheCodeObject) {
@@ -177,7 +178,7 @@ TEST(Compile, MissingSourceAndMissingKernelAreFailuresNotCrashes) {
 // Options as MIOpen 3.3.0 forms them: src/solver/activ/fwd_0.cpp:103-143 (MIOpenNeuron.cl, FP32
 // packed, mode 3 = RELU); the Winograd and naive-conv kernels with their solvers' defines.
 TEST(CompileMIOpenTree, RealKernelsForGfx906AndGfx1030) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const fs::path kernels = fs::path(src) / "src" / "kernels";
     const Compiler compiler(test::toolchain(), nullptr);
@@ -296,7 +297,7 @@ TEST(AssemblerCompat, KeywordCallsReadAsTheRegularExpressionsRead) {
         add_keyword_calls(text, scanned);
         EXPECT_EQ(scanned, keyword_calls_by_regex(text)) << text;
     }
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) return;
     std::size_t files = 0, pairs = 0;
     for (const auto& entry : fs::directory_iterator(fs::path(src) / "src" / "kernels")) {
@@ -319,7 +320,7 @@ TEST(AssemblerCompat, KeywordCallsReadAsTheRegularExpressionsRead) {
 // overlay. Where LLVM 14 is installed, its object from the untouched source
 // has the same machine code.
 TEST(CompileMIOpenTree, AssemblerCompatOverlayKeepsTheMachineCode) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const fs::path kernels = fs::path(src) / "src" / "kernels";
     const test::TempDir work;

@@ -25,7 +25,7 @@ using namespace kdbgen;
 namespace {
 
 const char* miopen_src() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? src : nullptr;
 }
 
@@ -128,7 +128,9 @@ TEST(CorpusWithTree, RandomProblemsOnCardsWithoutAFindDbFindTheirKeys) {
     for (const auto& entry : corpus_set.entries()) from_find_dbs += entry.origins.front().starts_with(kCorpusFindDbOrigin);
     // MIOpen 3.3.0's 18 find-dbs: 215,156 distinct keys, 84 of them 3-D keys with two padding
     // values that ProblemDescription::Serialize never writes (docs/networks.md).
-    if (tree.version().minor == 3) EXPECT_EQ(from_find_dbs, 215072u);
+    if (tree.version().minor == 3) {
+        EXPECT_EQ(from_find_dbs, 215072u);
+    }
     ASSERT_GT(from_find_dbs, 100000u);
     ASSERT_GT(corpus_set.count("batchnorm"), 0u);
     // KDBGEN_CORPUS_SEED draws another sample (tools/corpus-coverage reports the default one).
@@ -139,8 +141,9 @@ TEST(CorpusWithTree, RandomProblemsOnCardsWithoutAFindDbFindTheirKeys) {
     for (const auto& sample : samples()) {
         SCOPED_TRACE(sample.processor);
         const Target card = parse_target(sample.card);
-        if (sample.card_without_find_db)
+        if (sample.card_without_find_db) {
             ASSERT_FALSE(tree.find_db(card)) << sample.card << " must be a card MIOpen reads no find-db for";
+        }
         SolverPlanOptions options;
         options.tree = &tree;
         options.record_coverage = false;

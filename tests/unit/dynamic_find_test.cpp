@@ -35,7 +35,7 @@ bool applicable(std::string_view name, const std::string& problem_key, const std
 }
 
 const char* miopen_src() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? src : nullptr;
 }
 

@@ -48,7 +48,7 @@ TEST(ProblemKey, BadKeysNameTheField) {
     EXPECT_NE(message("57a-4-4-1x1-192-4-4-8-1x1-2x2-3x3-0-NCHW-FP32-F").find("'57a'"), std::string::npos);
 }
 
-TEST(FindDb, EveryKeyInEveryShippedFindDbRoundTrips) {
+TEST(FindDbWithTree, EveryKeyInEveryShippedFindDbRoundTrips) {
     const auto dir = test::shared_db_dir();
     if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " not present";
     std::size_t files = 0, keys = 0, solvers = 0;
@@ -100,7 +100,7 @@ TEST(FindDb, TruncatedFileIsAnErrorWithFileAndLine) {
 // MIOpen 3.3.0): every D/H/W field goes through PrintDHW (:51-58) with the same spatial dimension
 // count, so a 3-D key always has three padding values. A key with two can be in a find-db file but
 // no lookup ever asks for it.
-TEST(FindDb, KeysMIOpenNeverFormsAreSkippedOnlyWhenAsked) {
+TEST(FindDbWithTree, KeysMIOpenNeverFormsAreSkippedOnlyWhenAsked) {
     const std::string text =
         "576-4-4-1x1-192-4-4-8-1x1-2x2-3x3-0-NCHW-FP32-F=ConvAsm1x1U:0.05,0,miopenConvolutionFwdAlgoDirect\n"
         "1024-14-14-4-1x1x1-2048-7-7-2-4-0x0-2x2x2-1x1x1-0-NCHW-FP32-F=miopenConvolutionFwdAlgoGEMM:GemmFwdRest,"
@@ -128,8 +128,8 @@ TEST(FindDb, KeysMIOpenNeverFormsAreSkippedOnlyWhenAsked) {
 
 // The find-dbs MIOpen 3.3.0 ships with such keys: 42 lines each in gfx803_36, gfx803_64,
 // gfx900_64 and gfx906_64 (counted with bzcat | awk over the key fields).
-TEST(FindDb, ShippedFindDbsWithTwoValuePaddingIn3dKeys) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(FindDbWithTree, ShippedFindDbsWithTwoValuePaddingIn3dKeys) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     for (const char* name : {"gfx803_36", "gfx803_64", "gfx900_64", "gfx906_64"}) {
         const fs::path path = fs::path(src) / "src" / "kernels" / (std::string(name) + ".HIP.fdb.txt.bz2");
@@ -582,6 +582,8 @@ TEST(NetworkZoo, EveryNetworkYieldsItsHandCountedConvolutions) {
         EXPECT_EQ(distinct_convs(set, 'B', 1, "FP32"), e.backward_data);
         EXPECT_EQ(distinct_convs(set, 'W', 1, "FP32"), e.backward_weights);
         for (const auto& entry : set.entries())
-            if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) EXPECT_EQ(conv->bias, 0) << entry.key;
+            if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) {
+                EXPECT_EQ(conv->bias, 0) << entry.key;
+            }
     }
 }

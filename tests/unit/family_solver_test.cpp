@@ -471,7 +471,7 @@ TEST(FamilySolvers, NoneIsDisabledByDefault) {
 namespace {
 
 const char* miopen_src() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? src : nullptr;
 }
 

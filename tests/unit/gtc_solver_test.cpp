@@ -46,7 +46,7 @@ struct Key {
 std::ostream& operator<<(std::ostream& os, const Key& k) { return os << k.name << " | " << k.args << " | " << k.symbol; }
 
 const char* tree_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? src : nullptr;
 }
 
@@ -190,14 +190,15 @@ TEST(GtcSolvers, DisabledByDefaultOnlyForGfx908FwdOneByOneWithCNotAMultipleOf8) 
         EXPECT_FALSE(check(s, "3-224-224-1x1-64-224-224-16-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120")) << s;
     // Only the WrW NHWC heuristic reads the CU count (conv_asm_implicit_gemm_gtc_wrw_nhwc.cpp:579).
     for (const auto* s : solver_catalog())
-        if (std::string(s->name()).starts_with("ConvAsmImplicitGemmGTC"))
+        if (std::string(s->name()).starts_with("ConvAsmImplicitGemmGTC")) {
             EXPECT_EQ(s->uses_compute_units(), s->name() == "ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC") << s->name();
+        }
 }
 
 // ---- golden keys -------------------------------------------------------------
 
 // ConvAsmImplicitGemmGTCDynamicFwdXdlops (conv_asm_implicit_gemm_gtc_fwd.cpp:1348-1604): gfx908 only.
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicFwdXdlops) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicFwdXdlops) {
     NEEDS_TREE();
     // FP32 1x1, K 256, N*H*W 100352, C 64: the 128x256 rows need N % 64 == 0, the 256x128x16 rows
     // (:66-73) are skipped by mayHaveBiggerN1bClusterSize (gemm_n / gemm_m = 392); row :74 fits.
@@ -220,7 +221,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicFwdXdlops) {
 
 // ConvAsmImplicitGemmGTCDynamicBwdXdlops (conv_asm_implicit_gemm_gtc_bwd.cpp:785-1066) and its invoker's
 // zeroing of dx (src/conv/invokers/impl_gemm_dynamic.cpp:317-320).
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicBwdXdlops) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicBwdXdlops) {
     NEEDS_TREE();
     // 1x1 stride 2: 4 sub-GEMMs, one not empty (gemm_k 512), slices 7x7 so nxb 1; row :98 (256x32x16).
     // y 1 < stride 2: dx (32*256*14*14 values) is zeroed first.
@@ -241,7 +242,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicBwdXdlops) {
 }
 
 // ConvAsmImplicitGemmGTCDynamicWrwXdlops (conv_asm_implicit_gemm_wrw_gtc_dynamic_xdlops.cpp:504-1010).
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicWrwXdlops) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicWrwXdlops) {
     NEEDS_TREE();
     // FP32 1x1: the search settles on 64x64x16 with a global split (row :130, log2 splits 5);
     // the FP32 invoker zeroes dw (256*64 values) first.
@@ -263,7 +264,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicWrwXdlops) {
 }
 
 // ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC (conv_asm_implicit_gemm_gtc_fwd_nhwc.cpp:368-1070).
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC) {
     NEEDS_TREE();
     // gfx942, NCHW FP32, the perf-db record (gfx942130.db: fwd,nhwc,fp32,0,0,128,64,16,32,32,2,1,1,1,2,
     // 0,0,0,0,1,1,8,1,1,1,2,4,32,1,4,1,1,1,4,1,64,27): _gtcx3_, pta -> "_pta". Transposes: x (N 16,
@@ -295,7 +296,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC) {
 
 // ConvAsmImplicitGemmGTCDynamicBwdXdlopsNHWC (conv_asm_implicit_gemm_gtc_bwd_nhwc.cpp:469-1179) and its
 // invoker (impl_gemm_dynamic.cpp:800-1042).
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicBwdXdlopsNHWC) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicBwdXdlopsNHWC) {
     NEEDS_TREE();
     // gfx942, NCHW FP16, the record bwd,nhwc,fp16,0,1,128,128,16,32,32,4,1,1,2,2,1,0,2,1,0,1,1,8,1,1,16,1,16,
     // 1,1,8,1,1,16,1,16,152[2] ("152[2]" reads as index 152): mh, me, gks 2 -> "_mh_me_gkgs". The split
@@ -318,7 +319,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicBwdXdlopsNHWC) {
 }
 
 // ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC (conv_asm_implicit_gemm_gtc_wrw_nhwc.cpp:459-1350).
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC) {
     NEEDS_TREE();
     // gfx942, NCHW FP16, the record wrw,nhwc,fp16,0,0,128,64,32,32,32,8,1,1,1,2,0,0,2,0,0,1,4,1,4,1,8,1,32,
     // 1,4,1,2,1,8,1,32,118[2]: tb[3] 2 and vector_store 0, so no cast: dw (1000*512) zeroed in FP16.
@@ -352,7 +353,7 @@ TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC) {
 }
 
 // ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC (conv_asm_implicit_gemm_gtc_fwd_nchwc.cpp:295-648): gfx1030.
-TEST(GtcGoldenKeys, ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC) {
+TEST(GtcGoldenKeysWithTree, ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC) {
     NEEDS_TREE();
     // gemm 50176 x 32 x 144: the least-padding nchwc_kcyxc row of each vector length (ta[1] = tb[1] = 1).
     EXPECT_EQ(keys("ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC",

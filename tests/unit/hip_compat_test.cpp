@@ -265,8 +265,8 @@ int apply_legacy_offset_split(std::string& ir) {
     return changed;
 }
 
-TEST(HipCompat, OverlayOfTheMIOpenTree) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(HipCompatWithTree, OverlayOfTheMIOpenTree) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto utility = static_ck(src) / "include" / "utility";
     if (!fs::exists(utility)) GTEST_SKIP() << "no static_composable_kernel in this tree";
@@ -298,7 +298,7 @@ TEST(HipCompat, OverlayOfTheMIOpenTree) {
 // an LLVM that still has them (Debian's clang-15/16 where installed; ROCm 6.2's LLVM 18 the same
 // way) compiles MIOpen's headers as they are, as MIOpen's own build would.
 TEST(HipCompat, OverlayOnlyWhereTheCompilerLacksTheLegacyIntrinsics) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     const auto include_args = [&](const Toolchain& toolchain) {
         KernelBuild build;
         build.source = fs::path(src ? src : "/nonexistent") / "src/kernels/static_composable_kernel/kernel.cpp";
@@ -388,8 +388,8 @@ TEST(HipCompat, LegacyOffsetSplitOfRawBufferCalls) {
 //     voffset = base + legacy offset, soffset = legacy soffset, gives byte-identical .text to
 //     the original's direct compile: nothing else differs (the original's own IR through
 //     the same route gives its .text too).
-TEST(HipCompat, OverlayKeepsTheMachineCode) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(HipCompatWithTree, OverlayKeepsTheMachineCode) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const fs::path miopen = src;
     if (!fs::exists(static_ck(miopen))) GTEST_SKIP() << "no static_composable_kernel in this tree";

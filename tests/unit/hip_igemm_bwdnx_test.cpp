@@ -241,7 +241,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V1R1Bf16DefaultOffWithWorkspaceHelpers) {
     EXPECT_TRUE(k.applicable) << k.why;
     const auto view_problem = parse_conv_problem_key(problem);
     const Target target = parse_target("gfx906_60");
-    const auto off = find_solver(kV1R1)->disabled_by_default(ConvView{view_problem}, SolverContext{target, tree().version()});
+    const auto off = find_solver(kV1R1)->disabled_by_default(ConvView{view_problem}, SolverContext{target, tree().version(), "", nullptr, nullptr});
     ASSERT_TRUE(off);
     EXPECT_NE(off->find("MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_BWD_V1R1"), std::string::npos) << *off;
     ASSERT_EQ(k.kernels.size(), 3u);
@@ -271,7 +271,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V1R1Bf16DefaultOffWithWorkspaceHelpers) {
         << g.kernels[1].options;
     // FP32 is not default-off on gfx906; FP16 is not applicable at all (:659-660).
     const auto fp32 = parse_conv_problem_key("64-14-14-3x3-64-14-14-16-1x1-1x1-1x1-0-NCHW-FP32-B");
-    EXPECT_FALSE(find_solver(kV1R1)->disabled_by_default(ConvView{fp32}, SolverContext{target, tree().version()}));
+    EXPECT_FALSE(find_solver(kV1R1)->disabled_by_default(ConvView{fp32}, SolverContext{target, tree().version(), "", nullptr, nullptr}));
     const auto fp16 = plan(kV1R1, "64-14-14-3x3-64-14-14-16-1x1-1x1-1x1-0-NCHW-FP16-B", "gfx906_60", "");
     EXPECT_FALSE(fp16.applicable);
 }
@@ -295,7 +295,7 @@ TEST(HipIgemmBwdnxMIOpenTree, V4R1GoldenDefaultGfx900) {
     EXPECT_TRUE(k.applicable) << k.why;
     const auto off =
         find_solver(kV4R1)->disabled_by_default(ConvView{parse_conv_problem_key(problem)},
-                                                SolverContext{parse_target("gfx900_56"), tree().version()});
+                                                SolverContext{parse_target("gfx900_56"), tree().version(), "", nullptr, nullptr});
     ASSERT_TRUE(off);
     EXPECT_NE(off->find("MIOPEN_DEBUG_CONV_IMPLICIT_GEMM_HIP_BWD_V4R1"), std::string::npos) << *off;
     ASSERT_EQ(k.kernels.size(), 4u);
@@ -397,9 +397,9 @@ TEST(HipIgemmBwdnx, GeneralOptionsAndComputeUnits) {
     // Deprecated solvers: off on gfx942 (ThisSolverIsDeprecatedStatic, src/solver.cpp:716-732).
     const auto problem = parse_conv_problem_key("1024-13-13-3x3-512-27-27-32-0x0-2x2-1x1-0-NCHW-FP32-B");
     const Target gfx942 = parse_target("gfx942_304");
-    EXPECT_TRUE(find_solver(kV1R1)->disabled_by_default(ConvView{problem}, SolverContext{gfx942, MiopenVersion{}}));
+    EXPECT_TRUE(find_solver(kV1R1)->disabled_by_default(ConvView{problem}, SolverContext{gfx942, MiopenVersion{}, "", nullptr, nullptr}));
     const Target gfx906 = parse_target("gfx906_60");
-    EXPECT_FALSE(find_solver(kV1R1)->disabled_by_default(ConvView{problem}, SolverContext{gfx906, MiopenVersion{}}));
+    EXPECT_FALSE(find_solver(kV1R1)->disabled_by_default(ConvView{problem}, SolverContext{gfx906, MiopenVersion{}, "", nullptr, nullptr}));
 }
 
 // Every find-db line of the tree that lists ConvHipImplicitGemmBwdDataV1R1 was found applicable by the MIOpen
@@ -529,37 +529,5 @@ TEST(HipIgemmBwdnxMIOpenTree, PlannedKernelsCompile) {
     EXPECT_EQ(count.failed, 0u);
 }
 
-// Prints, per solver and target, the first find-db problems with a perf-db record and without.
-TEST(HipIgemmBwdnxMIOpenTree, DISABLED_FindGoldenProblems) {
-    NEEDS_TREE();
-    for (const char* spec : {"gfx900_56", "gfx906_60", "gfx1030_36", "gfx90a_110", "gfx908_120"}) {
-        const Target target = parse_target(spec);
-        const auto fdb = tree().find_db(target);
-        ASSERT_TRUE(fdb);
-        UnreadableFindDbLines skipped;
-        const auto perf = tree_perf_db(target);
-        std::map<std::string, int> seen;
-        for (const auto& entry : read_find_db(*fdb, &skipped)) {
-            for (const auto& item : entry.solvers) {
-                if (item.solver != kV1R1) continue;
-                const ConvView view{entry.problem};
-                const SolverContext ctx = tree_context(target, view, perf.get());
-                for (const char* name : {kV1R1, kV4R1}) {
-                    const bool record = perf && perf->find(entry.problem, name).has_value();
-                    const std::string tag = fmt::format("{} {} {} {}", name, record ? "record" : "default",
-                                                        entry.problem.spatial_dims,
-                                                        entry.problem.strides.back() > 1 ? "strided" : "");
-                    if (seen[tag] > 2) continue;
-                    const Solver* s = find_solver(name);
-                    if (!s->applicable(view, ctx, nullptr)) continue;
-                    ++seen[tag];
-                    std::cout << spec << " " << tag << " " << entry.key << "\n  "
-                              << (record ? *perf->find(entry.problem, name) : "") << "\n";
-                    for (const auto& k : s->kernels(view, ctx)) std::cout << "  " << k.file << k.options << "\n";
-                }
-            }
-        }
-    }
-}
 
 }  // namespace

@@ -410,65 +410,10 @@ TEST(HipIgemmFwdxMIOpenTree, PlannedKernelsCompile) {
 
 namespace {
 
-// Prints the first find-db problems whose default configuration differs between CU counts.
-TEST(HipIgemmFwdxMIOpenTree, DISABLED_FindComputeUnitDependentProblems) {
-    NEEDS_TREE();
-    const Target t110 = parse_target("gfx90a:sramecc+:xnack-_110");
-    for (const char* name : {kPadded, kV4R5}) {
-        int shown = 0;
-        for (const auto& entry : read_find_db(*tree().find_db(t110))) {
-            bool listed = false;
-            for (const auto& item : entry.solvers) listed |= item.solver == name;
-            if (!listed) continue;
-            const ConvView view{entry.problem};
-            std::map<std::string, std::vector<std::string>> by_options;
-            for (const char* spec : {"gfx90a:sramecc+:xnack-_104", "gfx90a:sramecc+:xnack-_110", "gfx908:sramecc+:xnack-_120", "gfx90a_60", "gfx90a_20"}) {
-                const Target t = parse_target(spec);
-                auto k = solver(name).kernels(view, {t, version(), "", nullptr, tree_or_null()});
-                auto o = k[0].options;
-                o = o.substr(0, o.find(" -DCK_USE_AMD_XDLOPS"));
-                by_options[o].push_back(spec);
-            }
-            if (by_options.size() < 2) continue;
-            std::cout << name << " " << entry.key << "\n";
-            for (const auto& [o, specs] : by_options) {
-                for (const auto& s : specs) std::cout << "  " << s;
-                std::cout << "\n    " << o << "\n";
-            }
-            if (++shown == 3) break;
-        }
-    }
-}
 
 }  // namespace
 
 namespace {
 
-// Writes, for every line of the gfx908/gfx90a find-dbs that lists $FWDX_SOLVER, whether the port applies and
-// the options it plans (no perf-db) to $FWDX_DUMP: for comparing two builds of the solvers.
-TEST(HipIgemmFwdxMIOpenTree, DISABLED_DumpSolverKeys) {
-    NEEDS_TREE();
-    const char* out_path = std::getenv("FWDX_DUMP");
-    const char* name = std::getenv("FWDX_SOLVER");
-    ASSERT_TRUE(out_path && name);
-    std::ofstream out(out_path);
-    const Solver* s = find_solver(name);
-    ASSERT_NE(s, nullptr);
-    for (const char* spec : {"gfx908:sramecc+:xnack-_120", "gfx90a:sramecc+:xnack-_104", "gfx90a:sramecc+:xnack-_110"}) {
-        const Target target = parse_target(spec);
-        for (const auto& entry : read_find_db(*tree().find_db(target))) {
-            bool listed = false;
-            for (const auto& item : entry.solvers) listed |= item.solver == name;
-            if (!listed) continue;
-            const ConvView view{entry.problem};
-            const SolverContext ctx{target, version(), data_type_options(view), nullptr, tree_or_null()};
-            std::string why;
-            const bool ok = s->applicable(view, ctx, &why);
-            out << spec << " " << entry.key << " " << (ok ? "yes" : "no: " + why) << "\n";
-            if (ok)
-                for (const auto& k : s->kernels(view, ctx)) out << "  " << k.file << " " << k.options << "\n";
-        }
-    }
-}
 
 }  // namespace

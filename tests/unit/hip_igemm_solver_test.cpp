@@ -284,33 +284,5 @@ TEST(HipIgemmMIOpenTree, PlannedKernelsCompile) {
     std::cout << count.built << " compiled, " << count.failed << " failed\n";
 }
 
-// Prints, per solver and target, the first find-db problem with a perf-db record and the first without.
-TEST(HipIgemmMIOpenTree, DISABLED_FindGoldenProblems) {
-    NEEDS_TREE();
-    for (const char* spec : {"gfx900_56", "gfx1030_36", "gfx906_60", "gfx90a_110", "gfx908_120"}) {
-        const Target target = parse_target(spec);
-        const auto fdb = tree().find_db(target);
-        const auto path = tree().perf_db(target);
-        ASSERT_TRUE(fdb);
-        PerfDb perf(path ? *path : *tree().perf_db(parse_target("gfx900_56")));
-        std::map<std::string, int> seen;
-        for (const auto& entry : read_find_db(*fdb)) {
-            for (const auto& item : entry.solvers) {
-                if (!item.solver.starts_with("ConvHipImplicitGemm")) continue;
-                const Solver* s = find_solver(item.solver);
-                if (!s) continue;
-                const bool record = perf.find(entry.problem, std::string(item.solver)).has_value();
-                const std::string tag = std::string(item.solver) + (record ? " record" : " default");
-                if (seen[tag]++ > 0) continue;
-                const ConvView view{entry.problem};
-                const SolverContext ctx = tree_context(target, view, &perf);
-                if (!s->applicable(view, ctx, nullptr)) { seen[tag] = 0; continue; }
-                std::cout << spec << " " << tag << " " << entry.key << "\n  "
-                          << (record ? *perf.find(entry.problem, std::string(item.solver)) : "") << "\n  "
-                          << s->kernels(view, ctx)[0].options << "\n";
-            }
-        }
-    }
-}
 
 }  // namespace

@@ -568,8 +568,9 @@ TEST(HipIgemmV4R4MIOpenTree, FindDbAgreement) {
                         if (++c.other == 1) c.first_other = entry.key + ": no kernel";
                         continue;
                     }
-                    if (files.insert(std::string(spec) + " " + kernels[0].file).second)
+                    if (files.insert(std::string(spec) + " " + kernels[0].file).second) {
                         EXPECT_TRUE(miopen_kernel_build(kernels[0], target, tree())) << kernels[0].file;
+                    }
                     ++c.planned;
                 }
             }
@@ -645,32 +646,5 @@ TEST(HipIgemmV4R4MIOpenTree, PlannedKernelsCompile) {
     EXPECT_EQ(count.failed, 0u);
 }
 
-// Prints, per solver and target, the first find-db problems with a perf-db record and without, 2-D and
-// 3-D, with the tuning values planned (how the golden problems above were picked).
-TEST(HipIgemmV4R4MIOpenTree, DISABLED_FindGoldenProblems) {
-    NEEDS_TREE();
-    for (const char* spec : {"gfx900_56", "gfx906_60", "gfx1030_36", "gfx908_120", "gfx90a_110"}) {
-        const Target target = parse_target(spec);
-        const auto fdb = tree().find_db(target);
-        ASSERT_TRUE(fdb) << spec;
-        const auto perf = tree_perf_db(target);
-        std::map<std::string, int> seen;
-        for (const auto& entry : read_find_db(*fdb)) {
-            const ConvView view{entry.problem};
-            const SolverContext ctx = tree_context(target, view, perf.get());
-            for (const auto& item : entry.solvers) {
-                if (item.solver != kFwd && item.solver != kWrw) continue;
-                const auto record = perf ? perf->find(entry.problem, std::string(item.solver)) : std::nullopt;
-                const std::string tag = std::string(item.solver) + (record ? " record" : " default") + (view.Is3d() ? " 3-D" : "");
-                if (seen[tag]++ >= 3) continue;
-                const Solver& s = solver(std::string(item.solver).c_str());
-                if (!s.applicable(view, ctx, nullptr)) continue;
-                std::cout << spec << " " << tag << " " << entry.key << " record " << record.value_or("-")
-                          << " planned " << tuning(s.kernels(view, ctx)[0].options) << "\n";
-            }
-        }
-        for (const auto& [tag, n] : seen) std::cout << spec << " " << tag << ": " << n << "\n";
-    }
-}
 
 }  // namespace

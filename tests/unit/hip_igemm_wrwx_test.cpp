@@ -486,7 +486,9 @@ TEST(HipIgemmWrwxMIOpenTree, PlannedKernelsCompile) {
         }
         EXPECT_EQ(applicable_elsewhere, 0) << spec;
         compile_samples(compiler, spec, builds, count);
-        if (xdlops) EXPECT_EQ(builds.size(), 6u) << spec;
+        if (xdlops) {
+            EXPECT_EQ(builds.size(), 6u) << spec;
+        }
     }
     std::cout << count.built << " compiled, " << count.failed << " failed\n";
     EXPECT_EQ(count.failed, 0u);

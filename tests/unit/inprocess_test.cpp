@@ -87,9 +87,9 @@ TEST(InProcess, DemoKernelsAreTheBytesOfTheClangProcesses) {
 // MIOpen's own kernels, end to end: a shard of gfx1030_36's find-db (OpenCL
 // and assembly) and of gfx90a_110's (HIP implicit GEMM, OpenCL, assembly)
 // built by kdbgen both ways gives kdbs with the same records.
-TEST(InProcess, MiopenShardsAreTheBytesOfTheClangProcesses) {
+TEST(InProcessWithTree, MiopenShardsAreTheBytesOfTheClangProcesses) {
     NEEDS_WORKER();
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     test::TempDir dir;
     for (const auto& [target, shard, kdb] : {std::tuple{"gfx1030_36", "1/1000", "gfx1030_36.kdb"},

@@ -39,7 +39,7 @@ Plan sample_plan() {
     plan.coverage.push_back({"gfx90a6e.kdb", "key-1", "conv", "ConvA", CoverageEntry::Status::NoConfiguration, "detail", true});
     plan.coverage.push_back({"gfx1030.kdb", "key-2", "batchnorm", "", CoverageEntry::Status::PrecompiledKernels, "", false,
                              CoverageEntry::Source::CorpusZoo});
-    LineCoverage line{"gfx90a6e.kdb", "key-1", "gfx90a6e.HIP.fdb.txt.bz2", "ConvA", CoverageEntry::Status::Planned, "d", {}};
+    LineCoverage line{"gfx90a6e.kdb", "key-1", "gfx90a6e.HIP.fdb.txt.bz2", "ConvA", CoverageEntry::Status::Planned, "d", {}, {}, false};
     line.skipped.push_back({"ConvB", CoverageEntry::Status::DefaultOff, "MIOPEN_DEBUG_X"});
     line.tied = {"ConvC", "ConvD"};
     line.fusion_only = true;

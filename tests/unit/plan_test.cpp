@@ -125,3 +125,20 @@ TEST(KeyFamilies, NaiveConvolutionGetsEveryTypeInBothForms) {
     }
     EXPECT_EQ(plan.builds.size(), 9u);
 }
+
+// src/plan/external_solvers.cpp lists only what the catalog does not port: a solver that is
+// ported and still listed there would have two answers to "does MIOpen run it" (the port's
+// disabled_by_default and the list's), and the list's would be dead text.
+TEST(ExternalSolvers, NeverOverlapTheCatalog) {
+    const auto names = external_solver_names();
+    ASSERT_GT(names.size(), 30u);
+    for (const auto name : names) {
+        EXPECT_EQ(find_solver(name), nullptr) << name << " is ported: take it out of src/plan/external_solvers.cpp";
+        EXPECT_TRUE(external_solver(name)) << name;
+    }
+    // The two that were ported while still listed (MIOpen 3.3.0, both off by default there).
+    for (const char* ported : {"ConvHipImplicitGemmBwdDataV4R1", "ConvHipImplicitGemmBwdDataV1R1Xdlops"}) {
+        EXPECT_NE(find_solver(ported), nullptr) << ported;
+        EXPECT_FALSE(external_solver(ported)) << ported;
+    }
+}

@@ -256,8 +256,8 @@ TEST(SolverGoldenKeys, GemmHelpers) {
 // End to end with a MIOpen tree: find-db planning, both key forms, coverage reasons.
 // The default mode builds each line's winner only (src/ocl/convolutionocl.cpp:742-755,
 // GetSolutions, MIOpen 3.3.0); find-db-all every listed solver.
-TEST(SolverPlan, FindDbModeWithMIOpenTree) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(SolverPlanWithTree, FindDbMode) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
@@ -309,8 +309,8 @@ TEST(SolverPlan, FindDbModeWithMIOpenTree) {
 // ConvMlirIgemmFwd is absent from a MIOpen built without MLIR (conv_mlir_igemm_fwd.cpp:166),
 // and a fusion id has no convolution solver (src/solver.cpp:316-320). The line below is a
 // real gfx1030_36 line (MIOpen 3.3.0 src/kernels/gfx1030_36.HIP.fdb.txt.bz2), legacy format.
-TEST(SolverPlan, LineWinnerSkipsWhatMIOpenNeverRuns) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(SolverPlanWithTree, LineWinnerSkipsWhatMIOpenNeverRuns) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
@@ -409,7 +409,7 @@ TEST(SolverGoldenKeys, ConvOclDirectFwdDefaultConfig) {
     EXPECT_FALSE(applicable("ConvOclDirectFwd", "64-56-56-3x3-64-28-28-32-1x1-2x2-1x1-0-NCHW-FP16-F", "gfx906_60"));
 }
 
-TEST(SolverGoldenKeys, ConvOclDirectFwdPerfDbConfig) {
+TEST(SolverGoldenKeysWithTree, ConvOclDirectFwdPerfDbConfig) {
     const auto path = test::shared_db_dir() / "gfx906_60.db.bz2";
     if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
     const PerfDb perf_db(path);
@@ -502,7 +502,7 @@ std::string defsyms(const std::vector<std::pair<const char*, long long>>& values
 }
 }  // namespace
 
-TEST(SolverGoldenKeys, ConvAsm1x1UPerfDbConfig) {
+TEST(SolverGoldenKeysWithTree, ConvAsm1x1UPerfDbConfig) {
     const auto path = test::shared_db_dir() / "gfx906_60.db.bz2";
     if (!fs::exists(path)) GTEST_SKIP() << path << " not present";
     const PerfDb perf_db(path);
@@ -575,7 +575,7 @@ TEST(SolverGoldenKeys, ConvAsm1x1UStaticHeuristicWithSubsample) {
 // gfx90878.HIP.fdb.txt.bz2 (gfx908_120).
 namespace {
 std::vector<Key> keys_with_tree(const std::string& problem_key, const std::string& target_spec) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) return {};
     static const MiopenTree tree = MiopenTree::open(src);
     const auto problem = parse_conv_problem_key(problem_key);
@@ -589,8 +589,8 @@ std::vector<Key> keys_with_tree(const std::string& problem_key, const std::strin
 }
 }  // namespace
 
-TEST(SolverGoldenKeys, ConvAsm1x1UTuningNetGfx908) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(SolverGoldenKeysWithTree, ConvAsm1x1UTuningNetGfx908) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     // FP32 forward, 32 -> 16 channels, 112x112, batch 8: the net picks 1,8,1,64,1,2,1,1.
     auto k = keys_with_tree("32-112-112-1x1-16-112-112-8-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120");
@@ -985,7 +985,7 @@ TEST(SolverGoldenKeys, ConvAsm3x3U) {
 // With a MIOpen tree: kernels of this catalog's solvers (those the ResNet-50 build test does not
 // reach) compile for gfx906, gfx90a and gfx1030 where the solver applies there.
 TEST(SolverMIOpenTree, KernelsCompile) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const MiopenTree tree = MiopenTree::open(src);
     const Compiler compiler(test::toolchain(), nullptr);

@@ -20,7 +20,7 @@ using namespace kdbgen::nn;
 namespace {
 
 fs::path miopen_kernels_dir() {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+    const char* src = ::kdbgen::test::miopen_src();
     return src && *src ? fs::path(src) / "src" / "kernels" : fs::path();
 }
 
@@ -44,12 +44,6 @@ float max_difference(const FdeepModel& model, std::size_t* compared) {
     return worst;
 }
 
-std::string write_model(const test::TempDir& dir, const std::string& name, const std::string& text) {
-    const auto path = dir / name;
-    std::ofstream(path) << text;
-    return path.string();
-}
-
 // Dense 2 -> 1 (weights 0.5, -2, bias 1), then nothing else; one stored test: [4, 1] -> [1].
 const char* kDenseModel = R"({
   "architecture": {"class_name": "Functional", "config": {"name": "m", "layers": [
@@ -65,7 +59,7 @@ const char* kDenseModel = R"({
 
 }  // namespace
 
-TEST(FdeepModel, StoredTestVectorsOfEveryKtnModelInTheTree) {
+TEST(FdeepModelWithTree, StoredTestVectorsOfEveryKtnModelInTheTree) {
     const auto dir = miopen_kernels_dir();
     if (dir.empty()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     std::size_t models = 0;
@@ -86,7 +80,7 @@ TEST(FdeepModel, StoredTestVectorsOfEveryKtnModelInTheTree) {
         << "parsed once per process";
 }
 
-TEST(FdeepModel, StoredTestVectorFailsWhenAWeightChanges) {
+TEST(FdeepModelWithTree, StoredTestVectorFailsWhenAWeightChanges) {
     // The comparison can fail: perturb the decoder's output bias and the stored vector no longer matches.
     const auto dir = miopen_kernels_dir();
     if (dir.empty()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
@@ -163,7 +157,7 @@ TEST(FdeepModel, MalformedModelsNameFileLayerAndValue) {
               std::string::npos);
 }
 
-TEST(KernelTuningNet, DecodingFollowsModelSetParams) {
+TEST(KernelTuningNetWithTree, DecodingFollowsModelSetParams) {
     const auto dir = miopen_kernels_dir();
     if (dir.empty()) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const auto net = KernelTuningNet::load(dir, "gfx908", "ConvAsm1x1U");

@@ -214,8 +214,8 @@ TEST(WinoFury, ReducedVGPRPartsTakeC16) {
 
 // The files GetSolution names are in MIOpen's tree (src/kernels/winograd/, listed in
 // src/CMakeLists.txt:635-636), found by their file name as MIOpen's embedded kernels are.
-TEST(WinoFury, KernelFilesExistInTheTree) {
-    const char* src = std::getenv("KDBGEN_MIOPEN_SRC");
+TEST(WinoFuryWithTree, KernelFilesExistInTheTree) {
+    const char* src = ::kdbgen::test::miopen_src();
     if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
     const MiopenTree tree = MiopenTree::open(src);
     for (const char* file : {"Conv_Winograd_Fury_v2_4_1_fp16_fp16acc_f2x3_c16_stride1.s",

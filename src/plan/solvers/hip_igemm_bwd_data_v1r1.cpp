@@ -39,7 +39,7 @@ struct Gemm {
 };
 
 // CalculateGemmSize (:592-611).
-Gemm gemm_size(const ConvView& p, const Interpreted& s, int epack) {
+Gemm gemm_size(const Interpreted& s, int epack) {
     return {s.c * s.z * s.y * s.x, s.n * s.do_ * s.ho * s.wo, s.k / epack};
 }
 
@@ -98,7 +98,7 @@ int c_copy(const GemmConfig& c, const Interpreted& s) {
 Derived derive(const GemmConfig& c, const ConvView& p, const Interpreted& s, int epack) {
     Derived d;
     if (!c.valid_value()) return d;
-    const Gemm g = gemm_size(p, s, epack);
+    const Gemm g = gemm_size(s, epack);
     if (!(g.m % c.GemmMPerBlock == 0 && g.n % c.GemmNPerBlock == 0 && g.k % c.GemmKPerBlock == 0)) return d;
     if (!(c.GemmMPerBlock % c.GemmMPerThread == 0 && c.GemmNPerBlock % c.GemmNPerThread == 0)) return d;
     d.block = c.block_gemm();
@@ -147,7 +147,7 @@ public:
         const int epack = hip_igemm::epack_length(p, ctx.target, false);
         const Interpreted s = hip_igemm::interpret(p);
         if (s.k % epack != 0) return reject(why, "K is not a multiple of EPack");
-        const Gemm g = gemm_size(p, s, epack);
+        const Gemm g = gemm_size(s, epack);
         return (g.m % 32 == 0 && g.n % 32 == 0 && g.k % 4 == 0) ||
                reject(why, "GEMM sizes are not multiples of 32, 32, 4");
     }

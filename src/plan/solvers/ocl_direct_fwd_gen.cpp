@@ -62,7 +62,7 @@ public:
         n_out_stacks = static_cast<long>(n_outs) * n_out_stacks <= p.GetOutChannels() ? n_out_stacks : 1;
         n_in_stacks = static_cast<long>(n_ins) * n_in_stacks <= N ? n_in_stacks : 1;
         const int total_ins = n_ins * n_in_stacks, total_outs = n_outs * n_out_stacks;
-        const long n_out_blocks = (p.GetOutChannels() + total_outs - 1) / total_outs;
+        // n_out_blocks (:154) only sizes the launch grid (gbl2, :175), which is not in the key.
         const long n_stack_blocks = (N + total_ins - 1) / total_ins;
         const int batch_aligned = (N / n_stack_blocks) * n_stack_blocks == N ? 1 : 0;
         const int out_aligned = (p.GetOutChannels() / total_outs) * total_outs == p.GetOutChannels() ? 1 : 0;
