@@ -1,5 +1,5 @@
-// The non-xdlops HIP backward-data implicit-GEMM solvers (src/plan/solvers/hip_igemm_bwd_data_v1r1.cpp,
-// hip_igemm_bwd_data_v4r1.cpp): golden keys from a perf-db record and from the heuristic default, the
+// The non-xdlops HIP backward-data implicit-GEMM solvers (src/plan/solvers/hip_implicit_gemm/backward_data_v1r1.cpp,
+// hip_implicit_gemm/backward_data_v4r1.cpp): golden keys from a perf-db record and from the heuristic default, the
 // helper kernels their invoker launches, applicability against MIOpen's own find-dbs, and a sample of
 // planned kernels compiled for every target they run on.
 #include "kdbgen/compile.hpp"

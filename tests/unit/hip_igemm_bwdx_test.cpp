@@ -1,5 +1,5 @@
-// The backward-data xdlops HIP implicit-GEMM solvers (src/plan/solvers/hip_igemm_bwd_v1r1_xdlops.cpp,
-// hip_igemm_bwd_v4r1_xdlops.cpp): golden keys from perf-db records (written with
+// The backward-data xdlops HIP implicit-GEMM solvers (src/plan/solvers/hip_implicit_gemm/backward_data_v1r1_xdlops.cpp,
+// hip_implicit_gemm/backward_data_v4r1_xdlops.cpp): golden keys from perf-db records (written with
 // tests/support/perf_db_fixture.hpp: the tree lacks the gfx908/gfx90a perf-dbs) and from the heuristic
 // defaults, every GEMM id of V4R1Xdlops, the helper kernels their invoker launches, both key forms of
 // the data-type block, applicability against the tree's find-dbs, and compiles.

@@ -1,6 +1,6 @@
 // The forward xdlops HIP static implicit-GEMM solvers ConvHipImplicitGemmForwardV4R4Xdlops_Padded_Gemm
-// and ConvHipImplicitGemmForwardV4R5Xdlops (src/plan/solvers/hip_igemm_fwd_v4r4_xdlops_padded_gemm.cpp,
-// hip_igemm_fwd_v4r5_xdlops.cpp): golden keys from the heuristic default and from a perf-db record,
+// and ConvHipImplicitGemmForwardV4R5Xdlops (src/plan/solvers/hip_implicit_gemm/forward_v4r4_xdlops_padded_gemm.cpp,
+// hip_implicit_gemm/forward_v4r5_xdlops.cpp): golden keys from the heuristic default and from a perf-db record,
 // applicability against every find-db line of MIOpen 3.3.0 that lists them, and one planned kernel
 // per solver and target compiled. The golden tests (HipIgemmFwdx.*) need no MIOpen tree; the find-db and
 // compile tests (HipIgemmFwdxMIOpenTree.*) need KDBGEN_MIOPEN_SRC.

@@ -1,4 +1,4 @@
-// The HIP static implicit-GEMM solvers (src/plan/solvers/hip_igemm_*.cpp):
+// The HIP static implicit-GEMM solvers (src/plan/solvers/hip_implicit_gemm/):
 // golden keys from a perf-db record and from the heuristic default, and a
 // sample of planned kernels compiled for every target they run on.
 #include "kdbgen/compile.hpp"

@@ -1,4 +1,4 @@
-// ConvHipImplicitGemmV4R4Fwd and ConvHipImplicitGemmV4R4WrW (src/plan/solvers/hip_igemm_v4r4_*.cpp):
+// ConvHipImplicitGemmV4R4Fwd and ConvHipImplicitGemmV4R4WrW (src/plan/solvers/hip_implicit_gemm/{forward,backward_weights}_v4r4.cpp, v4r4_common.*):
 // golden keys from shipped perf-db records, from records a test writes (gfx908, gfx90a) and from
 // the heuristic default, 2-D and 3-D; applicability against every find-db line of the MIOpen tree
 // that lists them; one planned key per solver and target compiled.

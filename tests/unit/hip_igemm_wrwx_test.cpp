@@ -1,5 +1,5 @@
 // ConvHipImplicitGemmWrwV4R4Xdlops and ConvHipImplicitGemmWrwV4R4Xdlops_Padded_Gemm
-// (src/plan/solvers/hip_igemm_wrw_v4r4_xdlops*.cpp, hip_igemm_wrwx_common.*): golden keys from
+// (src/plan/solvers/hip_implicit_gemm/backward_weights_v4r4_xdlops*.cpp, backward_weights_xdlops_common.*): golden keys from
 // the heuristic default and from perf-db records, where they run, agreement with MIOpen's own
 // find-dbs, and a sample of planned kernels compiled.
 //

@@ -25,6 +25,7 @@
 //   src/include/miopen/mlo_internal.hpp:284-287  MLO_POOLING_OP_AVE 0, MAX 1, AVE_INCLUSIVE 3
 //   src/include/miopen/pooling.hpp:49-90          index type names and maxima
 #include "kdbgen/primitive.hpp"
+#include "../solvers/solver_arithmetic.hpp"
 
 #include <algorithm>
 
@@ -36,7 +37,6 @@ int pre_pow2(int v) {
     v |= v >> 1, v |= v >> 2, v |= v >> 4, v |= v >> 8, v |= v >> 16;
     return (v + 1) >> 1;
 }
-std::size_t round_up(std::size_t v, std::size_t m) { return ((v + m - 1) / m) * m; }
 const char* index_type_name(int t) { return t == 0 ? "uchar" : t == 1 ? "ushort" : t == 2 ? "uint" : "ulong"; }
 const char* index_type_max(int t) { return t == 0 ? "UCHAR_MAX" : t == 1 ? "USHRT_MAX" : t == 2 ? "UINT_MAX" : "ULONG_MAX"; }
 
@@ -56,8 +56,8 @@ std::size_t private_memory(const PoolingProblem& p) {
     const std::size_t type_size = p.data_type == DataType::Float ? 4 : 2;
     const std::size_t bot0 = static_cast<std::size_t>(t.out_pix_tile0 - 1) * t.stride_w + t.kernel_w;
     const std::size_t bot1 = static_cast<std::size_t>(t.out_pix_tile1 - 1) * t.stride_h + t.kernel_h;
-    return round_up(type_size * bot1 * bot0, 16) +
-           round_up(std::size_t{4} * t.out_pix_tile1 * t.out_pix_tile0, 16);  // FP16 accumulates in float
+    return solvers::integer_least_multiple<std::size_t>(type_size * bot1 * bot0, 16) +
+           solvers::integer_least_multiple<std::size_t>(std::size_t{4} * t.out_pix_tile1 * t.out_pix_tile0, 16);  // FP16 accumulates in float
 }
 
 class PoolingForward2d : public PrimitiveSolverFor<PoolingProblem> {
@@ -126,8 +126,8 @@ std::size_t backward_local_memory(const PoolingProblem& p) {
     const std::size_t height = (t.grp_tile1 * t.out_pix_tile1 + t.kernel_h + t.stride_h - 2) / t.stride_h;
     const std::size_t type_size = p.data_type == DataType::Float ? 4 : 2;
     const std::size_t index_size = std::size_t{1} << p.index_type;  // uint8, 16, 32, 64
-    std::size_t bytes = round_up(type_size * width * height, 16);
-    if (p.mode == PoolingProblem::Mode::Max) bytes += round_up(index_size * width * height, 16);
+    std::size_t bytes = solvers::integer_least_multiple<std::size_t>(type_size * width * height, 16);
+    if (p.mode == PoolingProblem::Mode::Max) bytes += solvers::integer_least_multiple<std::size_t>(index_size * width * height, 16);
     return bytes;
 }
 
@@ -190,7 +190,7 @@ public:
         const std::size_t bot = type_size * static_cast<std::size_t>((2 - 1) * p.strides[0] + p.window[0]) *
                                 static_cast<std::size_t>((4 - 1) * p.strides[1] + p.window[1]) *
                                 static_cast<std::size_t>(p.window[2]);
-        if (round_up(bot, 16) > 256 * 4 * ((1 << 13) - 1) / ctx.target.processor->default_wave_size)
+        if (solvers::integer_least_multiple<std::size_t>(bot, 16) > 256 * 4 * ((1 << 13) - 1) / ctx.target.processor->default_wave_size)
             return reject(why, "window too large for private memory");
         if (p.mode == PoolingProblem::Mode::Max && p.workspace_index_mode == 0 && p.save_index)
             return reject(why, "max pooling with mask indices");
