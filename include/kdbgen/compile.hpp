@@ -11,7 +11,10 @@
 //   src/comgr.cpp:931-981                hiprtc BuildHip
 #pragma once
 
+#include "kdbgen/compiler_compat.hpp"
 #include "kdbgen/kernel_build.hpp"
+#include "kdbgen/process.hpp"
+#include "kdbgen/toolchain.hpp"
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
 
@@ -27,123 +30,7 @@
 
 namespace kdbgen {
 
-// The compiler kdbgen drives, and the device libraries it links.
-struct Toolchain {
-    fs::path llvm_root;        // holds bin/clang, bin/ld.lld, bin/llvm-as
-    fs::path device_libs;      // ROCm device-library bitcode as given
-    fs::path device_libs_overlay;  // device_libs plus synthesized oclc control libraries
-    std::string clang_version; // first line of `clang --version`
-    unsigned code_object_version = 5;
-    std::vector<std::string> synthesized_libs;  // oclc_isa_version_*.bc kdbgen made
-    fs::path work_dir;         // where overlays kdbgen derives are kept
-    // A folder holding only rocrand/ (a link to rocRAND's headers), searched by HIP builds:
-    // hiprtc finds them in the ROCm include folder; MIOpenSoftmaxAttn.cpp and the dropout
-    // kernels include <rocrand/rocrand_xorwow.h>. Empty when no rocRAND headers are found.
-    fs::path rocrand_overlay;
-    fs::path rocrand_headers;  // the rocrand/ folder it links to
-    // Keeps a private work folder (made with mkdtemp when no work_dir is given) alive
-    // as long as a copy of the toolchain is; the last copy removes it.
-    std::shared_ptr<const fs::path> owned_work_dir;
-
-    fs::path clang() const { return llvm_root / "bin" / "clang"; }
-    fs::path lld() const { return llvm_root / "bin" / "ld.lld"; }
-    fs::path llvm_as() const { return llvm_root / "bin" / "llvm-as"; }
-    // Everything about the toolchain that changes a code object: the compiler's
-    // identity (its --version text, and size and time of clang, ld.lld, llvm-as),
-    // the device libraries' contents and the synthesized libraries' contents.
-    // Never a path kdbgen chose (cache or work folder), so keys survive a moved cache.
-    std::string identity() const;
-    std::string compiler_version_text;  // the whole `clang --version` output
-};
-
-struct ToolchainOptions {
-    std::optional<fs::path> llvm_root;
-    // Folder that holds rocrand/rocrand_xorwow.h (default: $KDBGEN_ROCRAND_INCLUDE, then
-    // /opt/rocm/include, then /usr/include as Debian's librocrand-dev installs it).
-    std::optional<fs::path> rocrand_include;
-    std::optional<fs::path> device_libs;
-    unsigned code_object_version = 5;
-    // Where the device-library overlay is made. Empty: a private folder made
-    // with mkdtemp, removed with the last copy of the toolchain.
-    fs::path work_dir;
-};
-
-// Finds clang/lld (KDBGEN_LLVM_ROOT, --llvm-root, the configured default),
-// checks they run, and prepares the device-library overlay. Throws InputError.
-Toolchain discover_toolchain(const ToolchainOptions& options);
-// Makes oclc_isa_version_<N>.bc for a target the device libraries lack.
-// Returns false (and says why in *why) when it cannot.
-bool ensure_isa_library(const Toolchain& toolchain, const Target& target, std::string* why);
-
-// A folder with rewritten copies of the assembly include files in source_dir
-// that LLVM 15+ misreads under .altmacro (macro parameters that shadow bare
-// words of their body; see src/compile/asm_compat.cpp), to be searched before
-// source_dir; nullopt when no file needs it. Made once per run under work_dir.
-std::optional<fs::path> assembler_compat_overlay(const fs::path& source_dir, const fs::path& work_dir);
-// The rewrite: in macros defined with altmacro off, parameters that also
-// occur as bare words are renamed kdbgen_<name> along with their \name
-// references. keyword_calls lists "macro parameter" pairs passed by keyword,
-// which are left alone.
-std::string rename_shadowing_macro_parameters(std::string_view text, const std::set<std::string>& keyword_calls = {});
-// Adds the "macro parameter" pairs of text's keyword calls: every line `<symbol> <args>`
-// (symbol as the assembler spells macro names) whose args hold `parameter=`.
-void add_keyword_calls(std::string_view text, std::set<std::string>& keyword_calls);
-// Part of the cache key of assembly builds: bump when the rewrite changes.
-inline constexpr std::string_view kAssemblerCompatVersion = "asm-compat-2";
-// The SHA-256 of the overlay's files (names and contents) for source_dir, or
-// "" when it needs none; part of the cache key of assembly builds.
-std::string assembler_compat_identity(const fs::path& source_dir, const fs::path& work_dir);
-
-// argv as one line a POSIX shell runs as exactly these arguments: every
-// argument that is not made only of safe characters is single-quoted.
-std::string shell_quote(const std::vector<std::string>& argv);
-
-// The folder of static_kernel_amd_buffer_addressing.hpp (MIOpen's static
-// composable kernels) copied with its legacy llvm.amdgcn.buffer.* declarations
-// mapped onto the raw buffer intrinsics Clang 19 still has (src/compile/hip_compat.cpp),
-// to be searched instead of include_dir; nullopt when include_dir holds no such
-// header. Made once per run under work_dir.
-std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs::path& work_dir);
-// The rewrite of that header; nullopt when the text has no legacy declaration
-// (or one of a form the rewrite does not know).
-std::optional<std::string> rewrite_legacy_buffer_intrinsics(std::string_view text);
-// Part of the cache key of HIP builds: bump when the rewrite changes.
-inline constexpr std::string_view kHipCompatVersion = "hip-compat-1";
-struct Toolchain;
-// Whether the toolchain's LLVM still has the legacy llvm.amdgcn.buffer.* intrinsics
-// (LLVM 18 and older, ROCm's LLVM of ROCm 6.2): then MIOpen's headers compile as they
-// are and the overlay is not used, so that the code object is the one that LLVM makes
-// of MIOpen's source. Probed once per compiler and process.
-bool has_legacy_buffer_intrinsics(const Toolchain& toolchain);
-
-// kdbgen's stand-in for the headers hiprtc provides without a HIP runtime.
-fs::path hiprtc_include_dir();
-
 class BuildCache;
-
-// Runs argv; output is stdout and stderr together. Exit code, or -signal.
-struct ProcessResult {
-    int exit_code = -1;
-    std::string output;
-    double cpu_seconds = 0;  // the child's user + system time
-};
-// The child runs in a process group of its own and is killed when kdbgen dies
-// (PR_SET_PDEATHSIG); with tmpdir set, TMPDIR points there for it, so a
-// compiler's temporaries land in a folder kdbgen removes.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::atomic<bool>* cancel = nullptr,
-                          const fs::path& tmpdir = {});
-// The start run_process makes (own process group, TMPDIR, killed when the
-// calling thread ends, as kdbgen's death ends it), with the child's standard
-// streams given: stdin_fd -1 is /dev/null. Returns the pid, or -1 with *error
-// set. The caller registers and reaps the child.
-int spawn_child(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd, int stderr_fd, const fs::path& tmpdir,
-                std::string* error, bool die_with_calling_thread = true);
-struct ChildExit {
-    int exit_code = -1;  // or -signal
-    double cpu_seconds = 0;
-    long peak_rss_bytes = 0;
-};
-ChildExit reap_child(int pid);
 
 // Whether the compiles run in kdbgen-compile-worker processes, the clang and
 // lld libraries of the toolchain's own LLVM (in-process compilation, see

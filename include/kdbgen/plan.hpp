@@ -191,18 +191,6 @@ std::string canonical_options(const std::string& options);
 // this machine: target ID, kernel file name, canonical options.
 std::string code_identity(const KernelBuild& build);
 
-// Release builds split over machines (--shard K/N): every build goes to one
-// shard, builds with the same code identity to the same one, and shards get
-// about the same estimated compile cost. Deterministic: the same builds give
-// the same assignment on every machine, whatever their order.
-struct ShardSpec {
-    unsigned index = 0;  // 0-based
-    unsigned count = 1;
-};
-ShardSpec parse_shard(std::string_view text);  // "2/3" -> {1, 3}; InputError otherwise
-double estimated_compile_cost(const KernelBuild& build);
-std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count);
-std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count);
 
 // Reads a kernel manifest: [[kernel]] tables with file, symbols, options
 // (one string per variant) and optional targets (processor prefixes the

@@ -10,6 +10,7 @@
 #include "kdbgen/miopen_engine.hpp"
 #include "kdbgen/paths.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/shard.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,5 +1,6 @@
 #include "kdbgen/error.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/shard.hpp"
 
 #include <fmt/format.h>
 
@@ -112,6 +113,16 @@ std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& build
         for (const auto i : units[*identity]) shard[i] = target;
     }
     return shard;
+}
+
+void keep_shard(Plan& plan, const ShardSpec& spec) {
+    std::vector<const KernelBuild*> all;
+    for (const auto& planned : plan.builds) all.push_back(&planned.build);
+    const auto shards = assign_shards(all, spec.count);
+    std::vector<PlannedBuild> mine;
+    for (std::size_t i = 0; i < plan.builds.size(); ++i)
+        if (shards[i] == spec.index) mine.push_back(std::move(plan.builds[i]));
+    plan.builds = std::move(mine);
 }
 
 }  // namespace kdbgen

@@ -3,6 +3,7 @@
 #include "kdbgen/error.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/plan.hpp"
+#include "kdbgen/shard.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

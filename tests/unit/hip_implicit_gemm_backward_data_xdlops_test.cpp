@@ -24,7 +24,7 @@
 #include "kdbgen/solver.hpp"
 #include "kdbgen/util.hpp"
 #include "perf_db_fixture.hpp"
-#include "hip_igemm_test_support.hpp"
+#include "hip_implicit_gemm_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace kdbgen;

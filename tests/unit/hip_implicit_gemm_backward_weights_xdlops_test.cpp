@@ -17,7 +17,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/solver.hpp"
 #include "perf_db_fixture.hpp"
-#include "hip_igemm_test_support.hpp"
+#include "hip_implicit_gemm_test_support.hpp"
 #include "test_support.hpp"
 
 #include <fmt/format.h>

@@ -1,6 +1,8 @@
-#include "kdbgen/compile.hpp"
+#include "kdbgen/process.hpp"
 #include "kdbgen/cleanup.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -129,6 +131,25 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::atomi
     result.exit_code = exit.exit_code;
     result.cpu_seconds = exit.cpu_seconds;
     return result;
+}
+
+std::string shell_quote(const std::vector<std::string>& argv) {
+    std::vector<std::string> quoted;
+    for (const auto& arg : argv) {
+        const bool safe = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=+:,@%").find(c) != std::string_view::npos;
+        });
+        if (safe) {
+            quoted.push_back(arg);
+            continue;
+        }
+        // Inside single quotes nothing is special; a quote itself is closed,
+        // escaped and reopened: it's -> 'it'\''s'.
+        std::string q = "'";
+        for (const char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        quoted.push_back(q + "'");
+    }
+    return join(quoted, " ");
 }
 
 }  // namespace kdbgen

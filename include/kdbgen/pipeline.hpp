@@ -1,0 +1,151 @@
+// The whole pipeline as two library calls: plan(PlanRequest) -> Plan and
+// build(BuildRequest) -> BuildReport. The CLI (src/cli/) only turns options
+// into a request and a report into text or JSON; a test or another program
+// can drive a build without the binary.
+//
+//   enumerate (problem sources, the corpus) -> plan (solvers) -> compile -> kdb
+//
+// Inputs are read and checked before anything is written; errors are
+// InputError naming the file, line and value.
+#pragma once
+
+#include "kdbgen/compile.hpp"
+#include "kdbgen/enumerate.hpp"
+#include "kdbgen/kdb.hpp"
+#include "kdbgen/phase_clock.hpp"
+#include "kdbgen/plan.hpp"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdbgen {
+
+class MiopenTree;
+
+// What a plan is made of.
+struct PlanRequest {
+    std::vector<Target> targets;
+    // Without a MIOpen tree: a kernel manifest (empty: the built-in demo) and its kernel folder.
+    fs::path manifest, kernels_dir;
+    // With one: MIOpen's solvers over the problem sources, the built-in corpus, or each
+    // target's find-db. Empty miopen_src with problem sources: $KDBGEN_MIOPEN_SRC.
+    std::string miopen_src;
+    std::optional<std::string> assume_version;
+    ProblemSources sources;
+    SolverMode mode = SolverMode::FindDb;
+    MiopenBuildOptions build;
+    std::vector<unsigned> compute_units;  // the cards of arch-wide targets; empty: products.toml
+    enum class Corpus { Auto, On, Off } corpus = Corpus::Auto;  // Auto: on when no problem source is given
+    bool zoo = true;
+    std::vector<std::string> excluded_solvers;
+    bool entry_coverage = false;   // every listed find-db entry's status, not only each line's winner
+    bool record_coverage = true;   // build needs no coverage: it leaves it out
+    // The build cache folder, where unpacked find-dbs and plans are kept; empty: the default.
+    std::string cache_dir;
+    bool cache_disabled = false;
+    bool quiet = false;  // no notes on standard error
+};
+
+// A plan request made ready: the MIOpen tree opened and the target databases
+// read once, shared by every plan made from it (`kdbgen plan --network` plans
+// the whole set and then each network alone).
+class Planner {
+public:
+    explicit Planner(PlanRequest request);
+    ~Planner();
+    Planner(const Planner&) = delete;
+    Planner& operator=(const Planner&) = delete;
+
+    Plan plan() const;  // warns once per tree find-db with lines MIOpen never looks up
+    // The same plan with other problem sources (the corpus as the request says), without the warnings.
+    Plan plan(const ProblemSources& sources) const;
+    bool solver_plan() const;  // planning MIOpen's solvers from a tree (not a manifest)
+    const PlanRequest& request() const { return request_; }
+
+private:
+    Plan make(const ProblemSources& sources) const;
+    PlanRequest request_;
+    struct Solvers;
+    std::unique_ptr<Solvers> solvers_;  // null for a manifest plan
+};
+
+// Planning only: Planner(request).plan().
+Plan plan(const PlanRequest& request);
+
+// The builds of a plan that compile once: targets that differ only in CUs, and the key forms
+// MIOpen asks for the same kernel under.
+std::string compile_identity(const KernelBuild& build);
+
+struct BuildRequest {
+    PlanRequest plan;
+    ToolchainOptions toolchain;
+    InProcess in_process = InProcess::Auto;
+    std::uint64_t max_cache_bytes = 0;  // trim the cache to this size (0: no limit)
+    fs::path output;
+    unsigned jobs = 0;         // 0: one per core
+    bool fail_fast = false;
+    bool update = false;       // replace these keys in existing kdbs, keep the others
+    std::string min_built;     // N or P% per kdb; empty: 1
+    std::string shard;         // K/N; empty: all
+    bool progress_bar = false; // else one line per kernel, unless quiet
+    bool quiet = false;        // no compile progress (plan.quiet: no planning notes)
+    // Set by a signal handler: the compile phase stops its children and build() returns Interrupted.
+    std::atomic<bool>* interrupted = nullptr;
+    // Runs the compile phase (the CLI makes signals cooperative for its length only).
+    std::function<void(const std::function<void()>& compile)> around_compile;
+    std::ostream* progress = nullptr;  // where compile progress goes (default std::cerr)
+    // Dry run: no compile, no kdb; each compile's commands, with {OUT} and {SCRATCH} for the
+    // output file and scratch folder, handed over as they are formed.
+    std::function<void(const KernelBuild&, const std::vector<std::vector<std::string>>&)> dry_run;
+};
+
+struct KernelFailure {
+    std::string kernel_name, kernel_args, origin, log, command, describe;
+};
+
+struct KdbReport {
+    Target target;
+    fs::path kdb;
+    std::size_t planned = 0, built = 0;
+    WriteStats stats;
+    std::vector<KernelFailure> failures;
+};
+
+struct CompileCost {
+    std::size_t compiles = 0;
+    double seconds = 0, cpu_seconds = 0;
+};
+
+struct BuildReport {
+    enum class Outcome {
+        Ok,           // every kernel built, every kdb written
+        SomeFailed,   // kdbs written without the failed kernels
+        FailFast,     // a kernel failed with fail_fast: nothing written
+        TooFewBuilt,  // a kdb would get fewer than min_built: nothing written
+        Interrupted,  // nothing written
+    } outcome = Outcome::Ok;
+    std::vector<KdbReport> kdbs;         // in target order (empty unless written)
+    std::vector<std::string> too_few;    // with TooFewBuilt: per kdb, built of planned and needed
+    std::vector<KernelFailure> failures; // each failed compile once, in compile order
+    std::size_t kernels = 0, compiles = 0, cached = 0, failed = 0;
+    std::vector<std::string> uncovered;
+    double seconds = 0;
+    std::vector<PhaseClock::Phase> phases;
+    Plan::Timings plan_timings;
+    std::map<std::string, CompileCost> cost_by_language, cost_by_kernel_file;  // cache hits left out
+    std::string toolchain;  // clang --version, first line
+    bool in_process = false;
+    fs::path worker;
+    std::string not_in_process_reason;
+    InProcessStats in_process_stats;
+};
+
+// Plans, compiles and writes one kdb per target (or, with dry_run, hands over the commands).
+BuildReport build(const BuildRequest& request);
+
+}  // namespace kdbgen

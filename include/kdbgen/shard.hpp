@@ -1,0 +1,25 @@
+// Release builds split over machines (--shard K/N): every build goes to one
+// shard, builds with the same code identity to the same one, and shards get
+// about the same estimated compile cost. Deterministic: the same builds give
+// the same assignment on every machine, whatever their order.
+#pragma once
+
+#include "kdbgen/plan.hpp"
+
+#include <string_view>
+#include <vector>
+
+namespace kdbgen {
+
+struct ShardSpec {
+    unsigned index = 0;  // 0-based
+    unsigned count = 1;
+};
+ShardSpec parse_shard(std::string_view text);  // "2/3" -> {1, 3}; InputError otherwise
+double estimated_compile_cost(const KernelBuild& build);
+std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count);
+std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count);
+// Keeps the plan's builds that shard `spec` builds, in their order.
+void keep_shard(Plan& plan, const ShardSpec& spec);
+
+}  // namespace kdbgen

@@ -1,0 +1,35 @@
+#include "kdbgen/phase_clock.hpp"
+
+#include <sys/resource.h>
+
+namespace kdbgen {
+
+PhaseClock::PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
+
+void PhaseClock::mark(std::string name) {
+    const auto wall = std::chrono::steady_clock::now();
+    const auto cpu = cpu_now();
+    phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
+                       cpu.system - cpu_.system, cpu.own - cpu_.own, cpu.peak_rss_bytes});
+    wall_ = wall;
+    cpu_ = cpu;
+}
+
+PhaseClock::Cpu PhaseClock::cpu_now() {
+    Cpu cpu;
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+        rusage usage{};
+        ::getrusage(who, &usage);
+        const double user = static_cast<double>(usage.ru_utime.tv_sec) + static_cast<double>(usage.ru_utime.tv_usec) * 1e-6;
+        const double system = static_cast<double>(usage.ru_stime.tv_sec) + static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
+        cpu.user += user;
+        cpu.system += system;
+        if (who == RUSAGE_SELF) {
+            cpu.own = user + system;
+            cpu.peak_rss_bytes = usage.ru_maxrss * 1024L;  // Linux reports KiB
+        }
+    }
+    return cpu;
+}
+
+}  // namespace kdbgen
