@@ -22,10 +22,7 @@
 namespace kdbgen::test::igemm {
 
 // The MIOpen source tree of KDBGEN_MIOPEN_SRC, or nullptr when it is unset.
-inline const char* tree_dir() {
-    const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? src : nullptr;
-}
+inline const char* tree_dir() { return ::kdbgen::test::miopen_src(); }
 
 inline const MiopenTree& tree() {
     static const MiopenTree t = MiopenTree::open(tree_dir());

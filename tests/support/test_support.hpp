@@ -29,6 +29,10 @@ fs::path shared_db_dir();  // ../shared/miopen-db (real MIOpen find-db and perf-
 // or empty. The one place a test asks for it; a test that needs it lives in a suite named
 // *WithTree or *MIOpenTree, which ctest labels miopen-tree (tests/CMakeLists.txt).
 const char* miopen_src();
+// The one way a test asks for the tree: declares `var` (the tree's folder) or skips the test.
+#define KDBGEN_REQUIRE_MIOPEN_TREE(var)             \
+    const char* var = ::kdbgen::test::miopen_src(); \
+    if (!var) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
 // The default toolchain, discovered once per test binary.
 const Toolchain& toolchain();

@@ -98,8 +98,7 @@ TEST(ArchWide, ProductTableHasACountForEveryProcessor) {
 // per-card plan of the same find-db lines is inside the arch-wide plan; where a kernel's options
 // depend on the CU count, it holds each card's key and says which card asks for it.
 TEST(ArchWideWithTree, OneKdbHoldsTheKeysOfEveryCard) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
     const auto fdb = *tree.find_db(parse_target("gfx1030_36"));
@@ -192,8 +191,7 @@ TEST(ArchWide, TargetsShowsProducts) {
 // plan_from_problems plans slices of the problem list on threads of their own
 // and appends them in order: any thread count gives the one-thread plan.
 TEST(PlanThreadsWithTree, TwoThreadsPlanWhatOneThreadPlans) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto tree = MiopenTree::open(src);
     const auto fdb = *tree.find_db(parse_target("gfx90a_110"));
     const auto entries = read_find_db(fdb);

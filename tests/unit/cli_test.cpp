@@ -313,8 +313,7 @@ TEST(Cli, TreeFindDbSkipsKeysMIOpenNeverFormsGivenFindDbRefusesThem) {
 
 // With a MIOpen tree: ResNet-50 FP32 training kdbs for gfx1030 and gfx906, verified.
 TEST(CliWithTree, ResNet50TrainingKdb) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     test::TempDir dir;
     const auto run = run_kdbgen({"build", "--miopen-src", src, "--targets", "gfx1030_36,gfx906_60", "--network",
                                  (test::source_dir() / "configs/networks/resnet50.toml").string(), "--batch", "32",
@@ -337,8 +336,7 @@ TEST(CliWithTree, ResNet50TrainingKdb) {
 
 // `plan` per network and target: convolution kernels, other primitives' kernels, and what is not covered.
 TEST(CliWithTree, PlanCountsKernelsPerNetworkAndKind) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto run = run_kdbgen({"plan", "--miopen-src", src, "--targets", "gfx1030_36,gfx906_60", "--network",
                                  (test::source_dir() / "configs/networks/resnet50.toml").string(), "--network",
                                  (test::source_dir() / "configs/networks/vgg16.toml").string(), "--batch", "32",
@@ -364,8 +362,7 @@ TEST(CliWithTree, PlanCountsKernelsPerNetworkAndKind) {
 // built-in corpus (the find-dbs of the tree and the zoo), those without any find-db of their own
 // (gfx1100, xnack+ MI200) included; with --corpus off such a target has nothing to plan.
 TEST(CliWithTree, ArchitectureListAloneBuildsFromTheCorpus) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     test::TempDir dir;
     const auto run = run_kdbgen({"build", "-n", "--json", "--miopen-src", src, "--targets", "gfx1100,gfx90a:xnack+",
                                  "-o", (dir / "out").string(), "--cache-dir", (dir / "cache").string()});
@@ -396,8 +393,7 @@ TEST(CliWithTree, ArchitectureListAloneBuildsFromTheCorpus) {
 // plan --json's per-kdb summary counts problems by where they came from and counts as served
 // only what the kdb holds kernels for.
 TEST(CliWithTree, PlanSummaryCountsWhatTheKdbServes) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto run = run_kdbgen({"plan", "--json", "--miopen-src", src, "--targets", "gfx1100_48", "--network",
                                  (test::source_dir() / "configs/networks/resnet18.toml").string(), "--batch", "8",
                                  "--data-types", "FP32", "--modes", "training"});

@@ -178,8 +178,7 @@ TEST(Compile, MissingSourceAndMissingKernelAreFailuresNotCrashes) {
 // Options as MIOpen 3.3.0 forms them: src/solver/activ/fwd_0.cpp:103-143 (MIOpenNeuron.cl, FP32
 // packed, mode 3 = RELU); the Winograd and naive-conv kernels with their solvers' defines.
 TEST(CompileMIOpenTree, RealKernelsForGfx906AndGfx1030) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const fs::path kernels = fs::path(src) / "src" / "kernels";
     const Compiler compiler(test::toolchain(), nullptr);
     const auto make = [&](const char* file, const char* options, const char* target, std::vector<std::string> syms) {
@@ -320,8 +319,7 @@ TEST(AssemblerCompat, KeywordCallsReadAsTheRegularExpressionsRead) {
 // overlay. Where LLVM 14 is installed, its object from the untouched source
 // has the same machine code.
 TEST(CompileMIOpenTree, AssemblerCompatOverlayKeepsTheMachineCode) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const fs::path kernels = fs::path(src) / "src" / "kernels";
     const test::TempDir work;
     const auto overlay = assembler_compat_overlay(kernels, work.path());

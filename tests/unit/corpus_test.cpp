@@ -24,11 +24,6 @@ using namespace kdbgen;
 
 namespace {
 
-const char* miopen_src() {
-    const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? src : nullptr;
-}
-
 // A convolution MIOpenDriver could be asked for: 2-D or 3-D, groups (depthwise too), every
 // data type and direction, both layouts; sizes from what networks use and beyond.
 std::string random_driver_line(std::mt19937& rng) {
@@ -116,8 +111,7 @@ std::vector<Sample> samples() {
 // any of 16384 values (src/ocl/utilocl.cpp:153-190, MIOpen 3.3.0), so its share is reported, not
 // required. Families of few values (SetTensor's WORK_LENGTH_0) are enumerated whole.
 TEST(CorpusWithTree, RandomProblemsOnCardsWithoutAFindDbFindTheirKeys) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     CorpusOptions corpus;
     corpus.find_db_dir = tree.kernels_dir();

@@ -34,11 +34,6 @@ bool applicable(std::string_view name, const std::string& problem_key, const std
     return solver(name).applicable(ConvView{problem}, ctx, why);
 }
 
-const char* miopen_src() {
-    const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? src : nullptr;
-}
-
 }  // namespace
 
 // --- which solvers are dynamic ---------------------------------------------------------------
@@ -200,8 +195,7 @@ TEST(MultipassWrWApplicability, WorkspaceLimitOnGfx900AndSmallGfx906) {
 // The test reads a subset (decompressing all 11 takes a minute): gfx803_64 and gfx900_64 have the
 // same contents; gfx1030/gfx942 list nothing.
 TEST(MultipassWrWWithTree, ApplicableWhereverTheFindDbsListThem) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     struct Count {
         int listed = 0, disagree = 0, one_d_named_backwards = 0, mirror_applies = 0;
@@ -403,8 +397,7 @@ std::set<Golden> golden(const std::string& key, const std::string& target) {
 // The default mode (--solvers find-db) for problems with no find-db record plans exactly what the
 // dynamic find compiles; --solvers applicable plans at least that (and the non-dynamic solvers too).
 TEST(DynamicFindWithTree, GoldenKeysForProblemsWithoutARecord) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     for (const char* target : {"gfx906_60", "gfx1030_36"}) {
         ASSERT_TRUE(tree.find_db(parse_target(target))) << "the target has a find-db, only not for these problems";
@@ -428,8 +421,7 @@ TEST(DynamicFindWithTree, GoldenKeysForProblemsWithoutARecord) {
 // A network problem MIOpen has no find-db record for gets the dynamic find's kernels, the
 // multipass WrW transforms among them, under --solvers applicable and under the default mode.
 TEST(DynamicFindWithTree, NetworkProblemWithoutARecord) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     test::TempDir dir;
     const auto network = dir / "odd.toml";
@@ -694,8 +686,7 @@ NoRecordGolden golden_without_find_db(const std::string& key, const std::string&
 // :152-172): ConvBinWinogradRxSf2x3g1, which applies on gfx1030 (FP32, 3x3 stride 1) -> one key.
 // On gfx1030_40 the same problem has no record and gets the dynamic find's five keys.
 TEST(DynamicFindWithTree, GoldenKeysOnCardsWithoutAFindDb) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     for (const char* card : {"gfx1100_48", "gfx1201_32", "gfx1031_20", "gfx1030_40"}) {
         EXPECT_FALSE(tree.find_db(parse_target(card))) << card << ": MIOpen 3.3.0 reads no find-db for it";
@@ -759,8 +750,7 @@ TEST(DynamicFindWithTree, GoldenKeysOnCardsWithoutAFindDb) {
 // and ConvOclDirectFwd, both at 0.00352. A line of fusion ids only (gfx1030_36 has 92) is one
 // MIOpen 3.3 cannot run: counted as such, and the no-record path is planned for it.
 TEST(DynamicFindWithTree, TiedItemsArePlannedAndFusionOnlyLinesCounted) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     const char* tied_key = "1-7-7-3x3-1-5-5-64-0x0-1x1-1x1-0-NCHW-BF16-F";
     const Plan tied = plan_keys({tied_key}, "gfx90a_110", SolverMode::FindDb, tree);

@@ -129,8 +129,7 @@ TEST(FindDbWithTree, KeysMIOpenNeverFormsAreSkippedOnlyWhenAsked) {
 // The find-dbs MIOpen 3.3.0 ships with such keys: 42 lines each in gfx803_36, gfx803_64,
 // gfx900_64 and gfx906_64 (counted with bzcat | awk over the key fields).
 TEST(FindDbWithTree, ShippedFindDbsWithTwoValuePaddingIn3dKeys) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     for (const char* name : {"gfx803_36", "gfx803_64", "gfx900_64", "gfx906_64"}) {
         const fs::path path = fs::path(src) / "src" / "kernels" / (std::string(name) + ".HIP.fdb.txt.bz2");
         if (!fs::exists(path)) GTEST_SKIP() << path << " not present";

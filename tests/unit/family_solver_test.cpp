@@ -470,11 +470,6 @@ TEST(FamilySolvers, NoneIsDisabledByDefault) {
 
 namespace {
 
-const char* miopen_src() {
-    const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? src : nullptr;
-}
-
 const std::vector<std::string> kFamily = {
     "ConvAsmImplicitGemmV4R1DynamicFwd", "ConvAsmImplicitGemmV4R1DynamicFwd_1x1", "ConvAsmImplicitGemmV4R1DynamicBwd",
     "ConvAsmImplicitGemmV4R1DynamicWrw", "fft", "ConvAsm7x7c3h224w224k64u2v2p3q3f1", "ConvAsm5x10u2v2f1",
@@ -486,8 +481,7 @@ const std::vector<std::string> kFamily = {
 // MIOpen wrote a solver into a find-db line only after its IsApplicable said yes on that GPU:
 // every such (line, solver) of the tree's find-dbs must be applicable in kdbgen's port too.
 TEST(FamilySolversWithTree, ApplicableWhereverTheFindDbsListThem) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     std::map<std::string, int> checked;
     for (const char* spec : {"gfx900_56", "gfx906_60", "gfx908_120", "gfx90a_110", "gfx1030_36"}) {
@@ -514,8 +508,7 @@ TEST(FamilySolversWithTree, ApplicableWhereverTheFindDbsListThem) {
 // gfx900, gfx906, gfx908, gfx90a and gfx1030 (the .s files through the assembler overlay when
 // they need it), and define the symbols the key promises.
 TEST(FamilySolversWithTree, KernelsCompile) {
-    const char* src = miopen_src();
-    if (!src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     const Compiler compiler(test::toolchain(), nullptr);
     const std::vector<std::pair<const char*, const char*>> cases = {

@@ -45,10 +45,7 @@ struct Key {
 };
 std::ostream& operator<<(std::ostream& os, const Key& k) { return os << k.name << " | " << k.args << " | " << k.symbol; }
 
-const char* tree_dir() {
-    const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? src : nullptr;
-}
+const char* tree_dir() { return ::kdbgen::test::miopen_src(); }
 
 const MiopenTree& tree() {
     static const MiopenTree t = MiopenTree::open(tree_dir());

@@ -266,8 +266,7 @@ int apply_legacy_offset_split(std::string& ir) {
 }
 
 TEST(HipCompatWithTree, OverlayOfTheMIOpenTree) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto utility = static_ck(src) / "include" / "utility";
     if (!fs::exists(utility)) GTEST_SKIP() << "no static_composable_kernel in this tree";
     const test::TempDir work;
@@ -389,8 +388,7 @@ TEST(HipCompat, LegacyOffsetSplitOfRawBufferCalls) {
 //     the original's direct compile: nothing else differs (the original's own IR through
 //     the same route gives its .text too).
 TEST(HipCompatWithTree, OverlayKeepsTheMachineCode) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const fs::path miopen = src;
     if (!fs::exists(static_ck(miopen))) GTEST_SKIP() << "no static_composable_kernel in this tree";
     const auto tree = MiopenTree::open(miopen);

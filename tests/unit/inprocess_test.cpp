@@ -89,8 +89,7 @@ TEST(InProcess, DemoKernelsAreTheBytesOfTheClangProcesses) {
 // built by kdbgen both ways gives kdbs with the same records.
 TEST(InProcessWithTree, MiopenShardsAreTheBytesOfTheClangProcesses) {
     NEEDS_WORKER();
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     test::TempDir dir;
     for (const auto& [target, shard, kdb] : {std::tuple{"gfx1030_36", "1/1000", "gfx1030_36.kdb"},
                                              std::tuple{"gfx90a_110", "1/3000", "gfx90a6e.kdb"}}) {

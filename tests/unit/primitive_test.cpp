@@ -599,8 +599,7 @@ TEST(PrimitiveGoldenKeys, TensorOp) {
 // reach each solver and kernel variant, compiles for gfx906, gfx90a and gfx1030 and
 // defines the symbols MIOpen launches.
 TEST(PrimitiveMIOpenTree, EverySolversKernelsCompile) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     std::vector<Problem> problems;
     {

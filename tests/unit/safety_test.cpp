@@ -91,8 +91,7 @@ TEST(Safety, D7_NoCacheWorkFolderIsPrivateAndRemoved) {
 }
 
 TEST(SafetyWithTree, D7_EditedAssemblerOverlayIsRewrittenAndInTheKey) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const fs::path kernels = fs::path(src) / "src" / "kernels";
     test::TempDir work, copy;
     // A copy of the kernel folder has the same overlay, reached afresh.
@@ -314,8 +313,7 @@ fs::path failing_llvm(const fs::path& dir) {
 // --- 1: an input that yields no problem is exit 2 naming it; a plan with nothing replaces no kdb.
 
 TEST(SafetyWithTree, D1_SourceThatYieldsNoProblemIsExitTwoNamingIt) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     test::TempDir dir;
     std::ofstream(dir / "empty.log") << "";
     std::ofstream(dir / "unrelated.log") << "hello\nthis log holds no driver command at all\n";

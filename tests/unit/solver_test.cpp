@@ -257,8 +257,7 @@ TEST(SolverGoldenKeys, GemmHelpers) {
 // The default mode builds each line's winner only (src/ocl/convolutionocl.cpp:742-755,
 // GetSolutions, MIOpen 3.3.0); find-db-all every listed solver.
 TEST(SolverPlanWithTree, FindDbMode) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
     const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
@@ -310,8 +309,7 @@ TEST(SolverPlanWithTree, FindDbMode) {
 // and a fusion id has no convolution solver (src/solver.cpp:316-320). The line below is a
 // real gfx1030_36 line (MIOpen 3.3.0 src/kernels/gfx1030_36.HIP.fdb.txt.bz2), legacy format.
 TEST(SolverPlanWithTree, LineWinnerSkipsWhatMIOpenNeverRuns) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const auto tree = MiopenTree::open(src);
     test::TempDir dir;
     const auto fdb = dir / "gfx1030_36.HIP.fdb.txt";
@@ -590,8 +588,7 @@ std::vector<Key> keys_with_tree(const std::string& problem_key, const std::strin
 }  // namespace
 
 TEST(SolverGoldenKeysWithTree, ConvAsm1x1UTuningNetGfx908) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     // FP32 forward, 32 -> 16 channels, 112x112, batch 8: the net picks 1,8,1,64,1,2,1,1.
     auto k = keys_with_tree("32-112-112-1x1-16-112-112-8-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx908_120");
     ASSERT_EQ(k.size(), 1u);
@@ -985,8 +982,7 @@ TEST(SolverGoldenKeys, ConvAsm3x3U) {
 // With a MIOpen tree: kernels of this catalog's solvers (those the ResNet-50 build test does not
 // reach) compile for gfx906, gfx90a and gfx1030 where the solver applies there.
 TEST(SolverMIOpenTree, KernelsCompile) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     const Compiler compiler(test::toolchain(), nullptr);
     const std::vector<std::pair<const char*, const char*>> cases = {

@@ -21,7 +21,7 @@ namespace {
 
 fs::path miopen_kernels_dir() {
     const char* src = ::kdbgen::test::miopen_src();
-    return src && *src ? fs::path(src) / "src" / "kernels" : fs::path();
+    return src ? fs::path(src) / "src" / "kernels" : fs::path();
 }
 
 // frugally-deep's own load-time check compares with an epsilon of 1e-4 (verify=true, as

@@ -215,8 +215,7 @@ TEST(WinoFury, ReducedVGPRPartsTakeC16) {
 // The files GetSolution names are in MIOpen's tree (src/kernels/winograd/, listed in
 // src/CMakeLists.txt:635-636), found by their file name as MIOpen's embedded kernels are.
 TEST(WinoFuryWithTree, KernelFilesExistInTheTree) {
-    const char* src = ::kdbgen::test::miopen_src();
-    if (!src || !*src) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree";
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
     const MiopenTree tree = MiopenTree::open(src);
     for (const char* file : {"Conv_Winograd_Fury_v2_4_1_fp16_fp16acc_f2x3_c16_stride1.s",
                              "Conv_Winograd_Fury_v2_4_1_fp16_fp16acc_f2x3_c32_stride1.s"})
