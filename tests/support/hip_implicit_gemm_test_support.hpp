@@ -1,4 +1,4 @@
-// What the tests of the HIP static implicit-GEMM solvers share (tests/unit/hip_igemm_*_test.cpp): the
+// What the tests of the HIP static implicit-GEMM solvers share (tests/unit/hip_implicit_gemm_*_test.cpp): the
 // MIOpen tree named by KDBGEN_MIOPEN_SRC, the value of one -D option, the option blocks written down
 // from MIOpen 3.3.0 (develop 2d1fd997), and the compile step of the PlannedKernelsCompile tests.
 #pragma once

@@ -3,6 +3,7 @@
 #include "kdbgen/error.hpp"
 
 #include <cstdlib>
+#include <fstream>
 #include <fcntl.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -26,6 +27,14 @@ fs::path kernels_dir() { return source_dir() / "kernels"; }
 fs::path shared_db_dir() {
     if (const char* env = std::getenv("KDBGEN_SHARED_DB_DIR"); env && *env) return env;
     return fs::weakly_canonical(KDBGEN_TEST_SHARED_DB_DIR);
+}
+
+void write_manifest_with_a_broken_kernel(const fs::path& dir) {
+    fs::create_directories(dir / "kernels");
+    fs::copy_file(kernels_dir() / "kdbgen_fill.s", dir / "kernels" / "kdbgen_fill.s");
+    fs::copy_file(source_dir() / "tests/data/broken.cl", dir / "kernels" / "broken.cl");
+    std::ofstream(dir / "m.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
+                                     "[[kernel]]\nfile = \"broken.cl\"\nsymbols = [\"Broken\"]\noptions = [\"\"]\n";
 }
 
 const char* miopen_src() {

@@ -34,6 +34,10 @@ const char* miopen_src();
     const char* var = ::kdbgen::test::miopen_src(); \
     if (!var) GTEST_SKIP() << "set KDBGEN_MIOPEN_SRC to a MIOpen source tree"
 
+// dir/m.toml, a manifest of two kernels in dir/kernels: kdbgen_fill.s, which builds, and
+// tests/data/broken.cl, which fails at line 4.
+void write_manifest_with_a_broken_kernel(const fs::path& dir);
+
 // The default toolchain, discovered once per test binary.
 const Toolchain& toolchain();
 

@@ -135,11 +135,7 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
 
 TEST(Cli, FailedKernelCostsNoOtherKernelAndExitsOne) {
     test::TempDir dir;
-    fs::create_directories(dir / "kernels");
-    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "kernels" / "kdbgen_fill.s");
-    fs::copy_file(test::source_dir() / "tests/data/broken.cl", dir / "kernels" / "broken.cl");
-    std::ofstream(dir / "m.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
-                                     "[[kernel]]\nfile = \"broken.cl\"\nsymbols = [\"Broken\"]\noptions = [\"\"]\n";
+    test::write_manifest_with_a_broken_kernel(dir.path());
     const auto run = run_kdbgen({"build", "--targets", "gfx1030_36", "-o", (dir / "out").string(), "--manifest",
                                  (dir / "m.toml").string(), "--kernels-dir", (dir / "kernels").string(), "--no-cache"});
     EXPECT_EQ(run.exit_code, 1) << run.output;

@@ -80,11 +80,7 @@ TEST(Pipeline, DryRunHandsOverEveryCompileAndWritesNothing) {
 
 TEST(Pipeline, AFailedKernelIsReportedAndCostsNoOther) {
     test::TempDir dir;
-    fs::create_directories(dir / "kernels");
-    fs::copy_file(test::kernels_dir() / "kdbgen_fill.s", dir / "kernels" / "kdbgen_fill.s");
-    fs::copy_file(test::source_dir() / "tests/data/broken.cl", dir / "kernels" / "broken.cl");
-    std::ofstream(dir / "m.toml") << "[[kernel]]\nfile = \"kdbgen_fill.s\"\nsymbols = [\"KdbgenFill\"]\noptions = [\"\"]\n"
-                                     "[[kernel]]\nfile = \"broken.cl\"\nsymbols = [\"Broken\"]\noptions = [\"\"]\n";
+    test::write_manifest_with_a_broken_kernel(dir.path());
     BuildRequest request = demo_request(dir, "gfx1030_36");
     request.plan.manifest = dir / "m.toml";
     request.plan.kernels_dir = dir / "kernels";

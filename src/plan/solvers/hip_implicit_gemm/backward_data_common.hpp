@@ -12,7 +12,7 @@
 
 #include "implicitgemm_util.hpp"
 
-namespace kdbgen::hip_igemm::bwdnx {
+namespace kdbgen::hip_implicit_gemm::backward_data {
 
 // Everything GetSolution derives from a configuration, with IsValid's verdict.
 struct Derived {
@@ -34,4 +34,4 @@ GemmConfig config(const ConvView& p, const SolverContext& ctx, std::string_view 
     return kGemmHeuristicOrder.back();
 }
 
-}  // namespace kdbgen::hip_igemm::bwdnx
+}  // namespace kdbgen::hip_implicit_gemm::backward_data

@@ -29,10 +29,10 @@ namespace kdbgen {
 
 namespace {
 
-using hip_igemm::Copy;
-using hip_igemm::GemmConfig;
-using hip_igemm::Interpreted;
-using hip_igemm::bwdnx::Derived;
+using hip_implicit_gemm::Copy;
+using hip_implicit_gemm::GemmConfig;
+using hip_implicit_gemm::Interpreted;
+using hip_implicit_gemm::backward_data::Derived;
 
 struct Gemm {
     long m, n, k;
@@ -110,8 +110,8 @@ Derived derive(const GemmConfig& c, const ConvView& p, const Interpreted& s, int
     d.c_dst_write = c_copy(c, s);
     const int read_m = p.IsFp32() ? c.GemmMPerThread : epack;
     const int read_n = p.IsFp32() ? c.GemmNPerThread : epack;
-    const auto lds = hip_igemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, read_m, read_n);
-    if (!lds || *lds > hip_igemm::kLdsMaxBytes) return d;
+    const auto lds = hip_implicit_gemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, read_m, read_n);
+    if (!lds || *lds > hip_implicit_gemm::kLdsMaxBytes) return d;
     d.grid_size = (g.m / c.GemmMPerBlock) * (g.n / c.GemmNPerBlock);  // CalculateGridSize (:91-116)
     d.valid = true;
     return d;
@@ -137,15 +137,15 @@ public:
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
         if (!p.AllTensorsDimsFitIntoInt()) return reject(why, "sizes do not fit int");
         if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
+        if (!hip_implicit_gemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
         if (!p.IsDirectionBackwardData()) return reject(why, "not backward data");
         if (!p.Is2d() && !(p.Is3d() && p.IsFp32())) return reject(why, "not 2-D (nor 3-D FP32)");
         if (!(p.IsFp32() || p.IsBfp16())) return reject(why, "not FP32 or BF16");
         if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        const int epack = hip_igemm::epack_length(p, ctx.target, false);
-        const Interpreted s = hip_igemm::interpret(p);
+        if (!hip_implicit_gemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
+        const int epack = hip_implicit_gemm::epack_length(p, ctx.target, false);
+        const Interpreted s = hip_implicit_gemm::interpret(p);
         if (s.k % epack != 0) return reject(why, "K is not a multiple of EPack");
         const Gemm g = gemm_size(s, epack);
         return (g.m % 32 == 0 && g.n % 32 == 0 && g.k % 4 == 0) ||
@@ -153,20 +153,20 @@ public:
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const int epack = hip_igemm::epack_length(p, ctx.target, false);
-        const Interpreted s = hip_igemm::interpret(p);
+        const int epack = hip_implicit_gemm::epack_length(p, ctx.target, false);
+        const Interpreted s = hip_implicit_gemm::interpret(p);
         // The perf-db record when it parses (Visit order: solvers.hpp:650-660) and IsValidPerformanceConfig
         // (:696-703: IsValidValue and IsValid) accepts it, else HeuristicInit (:512-568): the first valid
         // candidate, or the last one when none is.
-        const GemmConfig c = hip_igemm::bwdnx::config(
+        const GemmConfig c = hip_implicit_gemm::backward_data::config(
             p, ctx, name(), [&](const GemmConfig& candidate) { return derive(candidate, p, s, epack); });
         const Derived d = derive(c, p, s, epack);
         if (!d.valid) return {};  // MIOpen asserts (HeuristicInit: "All attempts failed")
 
         // GetSolution (:801-879, MIOpen 3.3.0): problem, tunables, copies, grid, inline asm, the common
         // CK flags, the general options (data-type block), the 3-D block, then the per-type tail.
-        const char* inline_asm = hip_igemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
-        std::string o = hip_igemm::problem_defines(s) + hip_igemm::block_gemm_defines(c, d.block);
+        const char* inline_asm = hip_implicit_gemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
+        std::string o = hip_implicit_gemm::problem_defines(s) + hip_implicit_gemm::block_gemm_defines(c, d.block);
         o += fmt::format(
             " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
             " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -178,8 +178,8 @@ public:
             " -DCK_PARAM_DEPENDENT_GRID_SIZE={} -DCK_THREADWISE_GEMM_USE_AMD_INLINE_ASM={} -DCK_USE_AMD_INLINE_ASM={}",
             d.a.cluster_k, d.a.cluster_mn, d.a.src_read, d.b.cluster_k, d.b.cluster_mn, d.b.src_read, d.c_dst_write,
             d.grid_size, inline_asm, inline_asm);
-        o += hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
-        if (s.is3d) o += hip_igemm::depth_defines(s);
+        o += hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options;
+        if (s.is3d) o += hip_implicit_gemm::depth_defines(s);
         if (p.IsFp32())
             o += fmt::format(
                 " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_M={}"
@@ -195,7 +195,7 @@ public:
         std::vector<SolverKernel> out{{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
 
         // The invoker (impl_gemm.cpp, MIOpen 3.3.0). The kernel adds into its output.
-        const long dx = hip_igemm::dx_elements(p);
+        const long dx = hip_implicit_gemm::dx_elements(p);
         if (p.IsFp32()) {
             // :129-162: SetTensor(dx, 0) unless every pad is 0, every stride 1 and the filter 1x1[x1].
             const auto all_are = [](const std::vector<long>& v, long value) {
@@ -203,12 +203,12 @@ public:
             };
             const bool is_1x1_s1 = all_are(p.p.pads, 0) && all_are(p.p.strides, 1) && all_are(p.p.weights_spatial, 1);
             if (!is_1x1_s1) out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::Float));
-        } else if (hip_igemm::needs_atomic_add(p)) {
+        } else if (hip_implicit_gemm::needs_atomic_add(p)) {
             // :89-114: windows overlap: SetTensor on an FP32 workspace shaped as dx, the kernel into it,
             // CastTensor FP32 -> BF16 into dx.
             out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::Float));
             out.push_back(cast_tensor(dx, DataType::Float, DataType::BFloat16));
-        } else if (!hip_igemm::every_pixel_is_written(p)) {
+        } else if (!hip_implicit_gemm::every_pixel_is_written(p)) {
             // :72-82: gaps between the windows: SetTensor(dx, 0) in BF16.
             out.push_back(sub_tensor_op_with_scalar(false, dx, DataType::BFloat16));
         }

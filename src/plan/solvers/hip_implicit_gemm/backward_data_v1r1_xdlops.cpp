@@ -29,7 +29,7 @@ namespace kdbgen {
 
 namespace {
 
-using BwdDataProblem = hip_igemm::Interpreted;  // ProblemInterpreter of a backward-data problem
+using BwdDataProblem = hip_implicit_gemm::Interpreted;  // ProblemInterpreter of a backward-data problem
 
 struct GemmSize {
     long g, m, n, k_total;
@@ -38,18 +38,18 @@ struct GemmSize {
 // CalculateGemmSize (:680-701).
 GemmSize gemm_size(const BwdDataProblem& q) { return {q.g, q.c / q.g * q.y * q.x, q.n * q.ho * q.wo, q.k / q.g}; }
 
-using Copy = hip_igemm::XdlopsCopy;
+using Copy = hip_implicit_gemm::XdlopsCopy;
 
 // PerformanceImplicitGemmBwdV1R1Xdlops; a perf-db record lists the fields in this order.
 // The six tile fields are the shared GemmTile: CalculateBlockSize (:240-258), IsValidValue (:455-466) and
 // CalculateLdsNumberOfByte (:710-720) as the forward and backward-weights xdlops solvers have them.
-struct Config : hip_igemm::GemmTile {
+struct Config : hip_implicit_gemm::GemmTile {
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
 
     // Deserialize (serializable.hpp:99-112): eight ','-separated fields, each read as its type.
     static std::optional<Config> parse(const std::string& text) {
         Config c;
-        if (!hip_igemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
+        if (!hip_implicit_gemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
                                            &c.GemmNPerWave, &c.GemmKPack, &c.GemmAThreadCopyMoreGemmK,
                                            &c.GemmBThreadCopyMoreGemmKPack}))
             return std::nullopt;
@@ -113,7 +113,7 @@ struct Config : hip_igemm::GemmTile {
     // IsReallyValid (:469-530); what IsValidPerformanceConfig asks of a perf-db record (:672-678).
     bool really_valid(const ConvView& p, const BwdDataProblem& q) const {
         if (!valid_value()) return false;
-        if (!hip_igemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
+        if (!hip_implicit_gemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
                                                     GemmNPerWave, GemmKPack))
             return false;
         const auto s = gemm_size(q);
@@ -128,7 +128,7 @@ struct Config : hip_igemm::GemmTile {
     bool fast(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) const {
         if (GemmMPerWave * GemmNPerWave > 64 * 128) return false;
         const auto s = gemm_size(q);
-        if (!hip_igemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
+        if (!hip_implicit_gemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
         const int waves = (GemmMPerBlock / GemmMPerWave) * (GemmNPerBlock / GemmNPerWave);
         if (!(waves > 1 && waves <= 4)) return false;
         if (GemmMPerBlock > 2 * GemmNPerBlock && s.n % (2 * GemmNPerBlock) == 0) return false;
@@ -148,9 +148,9 @@ struct Config : hip_igemm::GemmTile {
 // over 1..4 for FP32, 4..8 for FP16, 2..8 for BF16) first for a really valid and fast config, then for a
 // really valid one. When neither exists MIOpen logs "All attempts unsuccessful" and keeps the last.
 Config heuristic(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) {
-    const Config start{hip_igemm::tile_walk_start(p), false, true};
-    return hip_igemm::two_round_walk(
-        start, hip_igemm::tile_walk_digits<Config>(p), [&](const Config& t) { return t.really_valid(p, q); },
+    const Config start{hip_implicit_gemm::tile_walk_start(p), false, true};
+    return hip_implicit_gemm::two_round_walk(
+        start, hip_implicit_gemm::tile_walk_digits<Config>(p), [&](const Config& t) { return t.really_valid(p, q); },
         [&](const Config& t) { return t.fast(p, q, compute_units); });
 }
 
@@ -175,16 +175,16 @@ public:
     // IsApplicable (:758-819) past the environment gates (disabled_by_default) and the deprecation
     // (DeprecatedSolver); not deterministic, HIP kernels allowed, packed tensors (kdbgen's keys).
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
-        const auto s = gemm_size(hip_igemm::interpret(p));
-        if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
+        const auto s = gemm_size(hip_implicit_gemm::interpret(p));
+        if (!hip_implicit_gemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return true;
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const BwdDataProblem q = hip_igemm::interpret(p);
+        const BwdDataProblem q = hip_implicit_gemm::interpret(p);
         std::optional<Config> chosen;
-        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_implicit_gemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) chosen = parsed;
         if (!chosen) chosen = heuristic(p, q, ctx.target.compute_units);
         const Config& c = *chosen;
@@ -192,8 +192,8 @@ public:
         const auto a = c.a_copy(p);
         const auto b = c.b_copy(p, q);
         // GetSolution's options (:895-936), in order.
-        std::string o = hip_igemm::grouped_problem_defines(q);
-        o += hip_igemm::xdlops_tunable_defines(c, c.grid_size(q));
+        std::string o = hip_implicit_gemm::grouped_problem_defines(q);
+        o += hip_implicit_gemm::xdlops_tunable_defines(c, c.grid_size(q));
         o += fmt::format(
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -201,21 +201,21 @@ public:
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_M={}"
             " -DCK_PARAM_DEPENDENT_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
             a.cluster_k, a.cluster_mn, a.cluster_kpack, a.src_read, a.dst_write);
-        o += hip_igemm::xdlops_b_copy_defines(b);
-        o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
+        o += hip_implicit_gemm::xdlops_b_copy_defines(b);
+        o += hip_implicit_gemm::xdlops_flags(ctx.target) + hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_backward_data_implicit_gemm_v1r1_xdlops_nchw_kcyx_nkhw";
         std::vector<SolverKernel> out{{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
 
         // The invoker (impl_gemm.cpp:45-128): FP16 and BF16 zero dx when windows overlap or leave
         // pixels out; with overlaps the kernel adds into an FP32 workspace of dx's shape
         // (GetWorkspaceSize, :722-756) that is zeroed and then cast into dx. FP32 always zeroes dx.
-        const auto type = hip_igemm::data_type_of(p);
-        const long dx = hip_igemm::dx_elements(p);
+        const auto type = hip_implicit_gemm::data_type_of(p);
+        const long dx = hip_implicit_gemm::dx_elements(p);
         if (p.IsFp32()) {
             out.push_back(sub_tensor_op_with_scalar(false, dx, type));
         } else {
-            const bool cast = hip_igemm::needs_atomic_add(p);
-            const bool set_zero = cast || !hip_igemm::every_pixel_is_written(p);
+            const bool cast = hip_implicit_gemm::needs_atomic_add(p);
+            const bool set_zero = cast || !hip_implicit_gemm::every_pixel_is_written(p);
             if (set_zero) out.push_back(sub_tensor_op_with_scalar(false, dx, cast ? DataType::Float : type));
             if (cast) out.push_back(cast_tensor(dx, DataType::Float, type));
         }

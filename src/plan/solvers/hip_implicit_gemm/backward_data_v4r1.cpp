@@ -34,10 +34,10 @@ namespace kdbgen {
 
 namespace {
 
-using hip_igemm::Copy;
-using hip_igemm::GemmConfig;
-using hip_igemm::Interpreted;
-using hip_igemm::bwdnx::Derived;
+using hip_implicit_gemm::Copy;
+using hip_implicit_gemm::GemmConfig;
+using hip_implicit_gemm::Interpreted;
+using hip_implicit_gemm::backward_data::Derived;
 
 struct Gemm {
     long m, n, k;
@@ -152,8 +152,8 @@ Derived derive(const GemmConfig& c, const Interpreted& s) {
     d.b = b_copy(c, s);
     if (!d.b.valid) return d;
     d.c_dst_write = c_copy(c, s);
-    const auto lds = hip_igemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, c.GemmMPerThread, c.GemmNPerThread);
-    if (!lds || *lds > hip_igemm::kLdsMaxBytes) return d;
+    const auto lds = hip_implicit_gemm::gemm_lds_bytes(c, d.a.dst_write, d.b.dst_write, c.GemmMPerThread, c.GemmNPerThread);
+    if (!lds || *lds > hip_implicit_gemm::kLdsMaxBytes) return d;
     const Gemm g0 = gemm_size(s, 0);
     d.grid_size = (g0.m / c.GemmMPerBlock) * (g0.n / c.GemmNPerBlock);  // CalculateGridSize (:89-113)
     d.valid = true;
@@ -175,7 +175,7 @@ public:
     // convolution is not deterministic by default; use_hip_kernels holds (MIOPEN_DEBUG_HIP_KERNELS
     // unset); a key describes packed tensors (HasNonPackedTensors is false).
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
+        if (!hip_implicit_gemm::composable_kernel_hardware(ctx.target)) return reject(why, "not composable-kernel hardware");
         if (!p.IsDirectionBackwardData()) return reject(why, "not backward data");
         if (!p.Is2d() && !p.Is3d()) return reject(why, "not 2-D or 3-D");
         if (!p.IsFp32()) return reject(why, "not FP32");
@@ -183,8 +183,8 @@ public:
         if (p.IsTensorsCasted()) return reject(why, "casted tensors");
         if (p.GetGroupCount() != 1) return reject(why, "grouped");
         if (!p.IsLayoutDefault()) return reject(why, "not NCHW / NCDHW");
-        if (!hip_igemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
-        const Interpreted s = hip_igemm::interpret(p);
+        if (!hip_implicit_gemm::index_range_large_enough(p)) return reject(why, "a tensor of 2 GiB or more");
+        const Interpreted s = hip_implicit_gemm::interpret(p);
         for (long id = 0; id < number_of_gemms(s); ++id)
             if (gemm_size(s, id).k % 4 != 0) return reject(why, "a GEMM's K is not a multiple of 4");
         const Gemm g = gemm_size(s, 0);
@@ -192,19 +192,19 @@ public:
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const Interpreted s = hip_igemm::interpret(p);
+        const Interpreted s = hip_implicit_gemm::interpret(p);
         // The perf-db record when it parses (Visit order: solvers.hpp:713-723) and IsValidPerformanceConfig
         // (:803-810: IsValidValue and IsValid) accepts it, else HeuristicInit (:529-584): the first valid
         // candidate, or the last one when none is.
         const GemmConfig c =
-            hip_igemm::bwdnx::config(p, ctx, name(), [&](const GemmConfig& candidate) { return derive(candidate, s); });
+            hip_implicit_gemm::backward_data::config(p, ctx, name(), [&](const GemmConfig& candidate) { return derive(candidate, s); });
         const Derived d = derive(c, s);
         if (!d.valid) return {};  // MIOpen asserts (HeuristicInit: "All attempts failed")
 
         // GetSolution (:912-975, MIOpen 3.3.0): problem, tunables, copies, grid, inline asm, the GEMM id,
         // the common CK flags, the general options (data-type block), then the 3-D block.
-        const char* inline_asm = hip_igemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
-        const std::string head = hip_igemm::problem_defines(s) + hip_igemm::block_gemm_defines(c, d.block) +
+        const char* inline_asm = hip_implicit_gemm::use_amd_inline_asm(p, ctx.target) ? "1" : "0";
+        const std::string head = hip_implicit_gemm::problem_defines(s) + hip_implicit_gemm::block_gemm_defines(c, d.block) +
                                  fmt::format(
                                      " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_K={}"
                                      " -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_CLUSTER_LENGTHS_GEMM_M={}"
@@ -220,8 +220,8 @@ public:
                                      d.a.cluster_k, d.a.cluster_mn, d.a.src_read, d.a.dst_write, d.b.cluster_k,
                                      d.b.cluster_mn, d.b.src_read, d.b.dst_write, d.c_dst_write, d.grid_size,
                                      inline_asm, inline_asm);
-        const std::string tail = hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options +
-                                 (s.is3d ? hip_igemm::depth_defines(s) : std::string());
+        const std::string tail = hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options +
+                                 (s.is3d ? hip_implicit_gemm::depth_defines(s) : std::string());
         const std::string kernel = s.is3d ? "gridwise_convolution_backward_data_implicit_gemm_v4r1_ncdhw_kczyx_nkdhw"
                                           : "gridwise_convolution_backward_data_implicit_gemm_v4r1_nchw_kcyx_nkhw";
         std::vector<SolverKernel> out;
@@ -230,8 +230,8 @@ public:
                 out.push_back({"static_kernel_" + kernel + ".cpp", {kernel},
                                head + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) + tail});
         // impl_gemm.cpp:170-190: SetTensor(dx, 0) when the windows leave gaps.
-        if (!hip_igemm::every_pixel_is_written(p))
-            out.push_back(sub_tensor_op_with_scalar(false, hip_igemm::dx_elements(p), DataType::Float));
+        if (!hip_implicit_gemm::every_pixel_is_written(p))
+            out.push_back(sub_tensor_op_with_scalar(false, hip_implicit_gemm::dx_elements(p), DataType::Float));
         return out;
     }
 };

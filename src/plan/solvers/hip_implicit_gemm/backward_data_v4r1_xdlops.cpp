@@ -36,8 +36,8 @@ namespace kdbgen {
 
 namespace {
 
-using BwdDataProblem = hip_igemm::Interpreted;  // ProblemInterpreter of a backward-data problem
-using hip_igemm::two_power;
+using BwdDataProblem = hip_implicit_gemm::Interpreted;  // ProblemInterpreter of a backward-data problem
+using hip_implicit_gemm::two_power;
 
 
 // The filter phases: YTilda x XTilda GEMMs (CalculateNumberOfGemm, :736-750).
@@ -74,10 +74,10 @@ GemmSize gemm_size(const BwdDataProblem& q, long id) {
             q.k / q.g * ydot_slice * xdot_slice};
 }
 
-using Copy = hip_igemm::XdlopsCopy;
+using Copy = hip_implicit_gemm::XdlopsCopy;
 
 // PerformanceImplicitGemmBwdDataV4R1Xdlops; a perf-db record lists the fields in this order. Not the shared
-// hip_igemm::GemmTile: GemmNPerBlock comes first, KPACK before the waves, IsValidValue wants GemmNPerBlock
+// hip_implicit_gemm::GemmTile: GemmNPerBlock comes first, KPACK before the waves, IsValidValue wants GemmNPerBlock
 // 16..256 and GemmNPerWave 16..128, and CalculateBlockSize does not check that the waves tile the block.
 struct Config {
     int GemmNPerBlock = 0, GemmMPerBlock = 0, GemmKPerBlock = 0, GemmKPACKSize = 0, GemmMPerWave = 0, GemmNPerWave = 0;
@@ -86,7 +86,7 @@ struct Config {
     // Deserialize (serializable.hpp:99-112): eight ','-separated fields, each read as its type.
     static std::optional<Config> parse(const std::string& text) {
         Config c;
-        if (!hip_igemm::read_record(text, {&c.GemmNPerBlock, &c.GemmMPerBlock, &c.GemmKPerBlock, &c.GemmKPACKSize,
+        if (!hip_implicit_gemm::read_record(text, {&c.GemmNPerBlock, &c.GemmMPerBlock, &c.GemmKPerBlock, &c.GemmKPACKSize,
                                            &c.GemmMPerWave, &c.GemmNPerWave, &c.GemmAThreadCopyMoreGemmK,
                                            &c.GemmBThreadCopyMoreGemmKPack}))
             return std::nullopt;
@@ -207,7 +207,7 @@ struct Config {
             if (!(s.m % GemmMPerBlock == 0 && s.n % GemmNPerBlock == 0 && gemm_k % GemmKPerBlock == 0)) return false;
         }
         if (GemmMPerBlock % GemmMPerWave != 0 || GemmNPerBlock % GemmNPerWave != 0) return false;
-        if (!hip_igemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
+        if (!hip_implicit_gemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
                                                     GemmNPerWave, GemmKPACKSize))
             return false;
         if (!a_copy(q).valid || !b_copy(p, q).valid) return false;
@@ -219,7 +219,7 @@ struct Config {
     bool fast(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) const {
         if (GemmMPerWave * GemmNPerWave > 64 * 128) return false;
         const auto s = gemm_size(q, 0);
-        if (!hip_igemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
+        if (!hip_implicit_gemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
         const int waves = (GemmMPerBlock / GemmMPerWave) * (GemmNPerBlock / GemmNPerWave);
         if (!(waves > 1 && waves <= 4)) return false;
         const int block = waves * 64;
@@ -237,12 +237,12 @@ struct Config {
 Config heuristic(const ConvView& p, const BwdDataProblem& q, unsigned compute_units) {
     const int kpack_lo = p.IsFp32() ? 1 : p.IsFp16() ? 4 : 2;
     const int kpack_hi = p.IsFp32() ? 4 : 8;
-    const std::vector<hip_igemm::Digit<Config>> digits = {
+    const std::vector<hip_implicit_gemm::Digit<Config>> digits = {
         {&Config::GemmKPerBlock, 1, 8},    {&Config::GemmKPACKSize, kpack_lo, kpack_hi},
         {&Config::GemmNPerWave, 16, 128},  {&Config::GemmMPerWave, 4, 128},
         {&Config::GemmNPerBlock, 16, 256}, {&Config::GemmMPerBlock, 4, 256}};
     const Config start{256, 256, 8, kpack_hi, 128, 128, true, true};
-    return hip_igemm::two_round_walk(
+    return hip_implicit_gemm::two_round_walk(
         start, digits, [&](const Config& t) { return t.really_valid(p, q); },
         [&](const Config& t) { return t.fast(p, q, compute_units); });
 }
@@ -253,11 +253,11 @@ Config heuristic(const ConvView& p, const BwdDataProblem& q, unsigned compute_un
 bool applicable_xdlops(const ConvView& p, const SolverContext& ctx, std::string* why) {
     const long k = p.GetInChannels() / p.GetGroupCount();
     const long c = p.GetOutChannels() / p.GetGroupCount();
-    const int epack = hip_igemm::epack_length(p, ctx.target, true);
+    const int epack = hip_implicit_gemm::epack_length(p, ctx.target, true);
     if (k % epack != 0) return reject(why, "K per group is no multiple of EPACK");
     const long gemm_m = c * p.GetWeightsHeight() * p.GetWeightsWidth();
     const long gemm_n = p.GetBatchSize() * p.GetInHeight() * p.GetInWidth();
-    if (!hip_igemm::valid_grid_gemm_xdlops(gemm_m, gemm_n, k / epack))
+    if (!hip_implicit_gemm::valid_grid_gemm_xdlops(gemm_m, gemm_n, k / epack))
         return reject(why, "GEMM sizes do not fit xdlops (IsApplicableXdlops)");
     return true;
 }
@@ -287,21 +287,21 @@ public:
 
     // IsApplicable (:813-874) past the gates above; not deterministic, HIP kernels allowed, packed tensors.
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardData, why)) return false;
         if (!applicable_xdlops(p, ctx, why)) return false;
-        const BwdDataProblem q = hip_igemm::interpret(p);
+        const BwdDataProblem q = hip_implicit_gemm::interpret(p);
         for (long id = 0; id < number_of_gemms(q); ++id) {
             const auto s = gemm_size(q, id);
-            if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k))
+            if (!hip_implicit_gemm::valid_grid_gemm_xdlops(s.m, s.n, s.k))
                 return reject(why, "a GEMM's sizes do not fit xdlops");
         }
         return true;
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const BwdDataProblem q = hip_igemm::interpret(p);
+        const BwdDataProblem q = hip_implicit_gemm::interpret(p);
         std::optional<Config> chosen;
-        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_implicit_gemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) chosen = parsed;
         if (!chosen) chosen = heuristic(p, q, ctx.target.compute_units);
         const Config& c = *chosen;
@@ -314,7 +314,7 @@ public:
         // the data-type block between the common CK flags and the KPACK tail.
         for (long id = 0; id < number_of_gemms(q); ++id) {
             if (gemm_size(q, id).k <= 0) continue;
-            std::string o = hip_igemm::problem_defines(q);
+            std::string o = hip_implicit_gemm::problem_defines(q);
             o += fmt::format(
                 " -DCK_PARAM_PROBLEM_CONV_GROUP_COUNTS={} -DCK_PARAM_TUNABLE_BLOCK_SIZE={}"
                 " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_N_PER_BLOCK={}"
@@ -332,8 +332,8 @@ public:
                 " -DCK_PARAM_TUNABLE_GEMM_B_BLOCK_COPY_SRC_DATA_PER_READ_GEMM_N={} -DCK_PARAM_DEPENDENT_GRID_SIZE={}",
                 a.cluster_k, a.cluster_mn, a.cluster_kpack, a.src_read, b.cluster_k, b.cluster_mn, b.cluster_kpack,
                 b.src_read, c.grid_size(q));
-            o += hip_igemm::xdlops_flags(ctx.target) + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) +
-                 hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
+            o += hip_implicit_gemm::xdlops_flags(ctx.target) + fmt::format(" -DCK_PARAM_GEMM_ID={}", id) +
+                 hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options;
             o += fmt::format(
                 " -DCK_PARAM_KPACK_LENGTH={} -DCK_PARAM_TUNABLE_GEMM_A_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}"
                 " -DCK_PARAM_TUNABLE_GEMM_B_BLOCK_COPY_DST_DATA_PER_WRITE_GEMM_KPACK={}",
@@ -342,9 +342,9 @@ public:
         }
         // The invoker (impl_gemm.cpp:163-190) zeroes dx first when a dilation or a stride past the
         // filter leaves pixels that no GEMM writes.
-        if (!hip_igemm::every_pixel_is_written(p))
+        if (!hip_implicit_gemm::every_pixel_is_written(p))
             out.push_back(
-                sub_tensor_op_with_scalar(false, hip_igemm::dx_elements(p), hip_igemm::data_type_of(p)));
+                sub_tensor_op_with_scalar(false, hip_implicit_gemm::dx_elements(p), hip_implicit_gemm::data_type_of(p)));
         return out;
     }
 };

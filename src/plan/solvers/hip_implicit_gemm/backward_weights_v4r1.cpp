@@ -22,22 +22,22 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::v4r1_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
+        if (!hip_implicit_gemm::v4r1_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
         const long n = p.GetBatchSize(), k = p.GetInChannels() / p.GetGroupCount(),
                    c = p.GetOutChannels() / p.GetGroupCount(), y = p.GetWeightsHeight(), x = p.GetWeightsWidth(),
                    ho = p.GetInHeight(), wo = p.GetInWidth();
         // The GEMM's view: N = c, K = k, C = n, filter = the image, image = the filter.
         const long n_eqv = c, k_eqv = k, c_eqv = n, y_eqv = ho, x_eqv = wo, ho_eqv = y, wo_eqv = x;
         const long e_multiple = (p.IsFp16() || p.IsBfp16()) ? 16 : 8;
-        if (c_eqv % hip_igemm::epack_length(p, ctx.target, false) != 0) return reject(why, "N is not a multiple of EPack");
+        if (c_eqv % hip_implicit_gemm::epack_length(p, ctx.target, false) != 0) return reject(why, "N is not a multiple of EPack");
         return (n_eqv % 8 == 0 && (n_eqv * ho_eqv * wo_eqv) % 64 == 0 && (c_eqv * y_eqv * x_eqv) % e_multiple == 0 &&
                 k_eqv % 16 == 0 && (n_eqv * ho_eqv * wo_eqv * k_eqv) % 1024 == 0) ||
                reject(why, "sizes are not multiples of the GEMM tiles");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const auto c = hip_igemm::v4r1_config(p, ctx, name());
-        hip_igemm::V4R1Kernel k{};
+        const auto c = hip_implicit_gemm::v4r1_config(p, ctx, name());
+        hip_implicit_gemm::V4R1Kernel k{};
         k.n = p.GetBatchSize(), k.k = p.GetInChannels(), k.c = p.GetOutChannels();
         k.hi = p.GetOutHeight(), k.wi = p.GetOutWidth(), k.ho = p.GetInHeight(), k.wo = p.GetInWidth();
         k.y = p.GetWeightsHeight(), k.x = p.GetWeightsWidth();
@@ -53,13 +53,13 @@ public:
         k.wei_src_read_e = static_cast<int>(std::gcd(std::gcd(wei_sub_e, 4L), k.ho * k.wo));
         const int in_sub_b = c.BPerBlock / c.InBlockCopyClusterLengths_B;
         const int in_sub_n2 = c.GemmNPerThreadSubC / c.InBlockCopyClusterLengths_N2;
-        k.in_src_read_b = hip_igemm::read_write_vector_size(in_sub_b);
-        k.wei_dst_write_k = hip_igemm::read_write_vector_size(wei_sub_k);
-        k.in_dst_write_n2 = hip_igemm::read_write_vector_size(in_sub_n2);
+        k.in_src_read_b = hip_implicit_gemm::read_write_vector_size(in_sub_b);
+        k.wei_dst_write_k = hip_implicit_gemm::read_write_vector_size(wei_sub_k);
+        k.in_dst_write_n2 = hip_implicit_gemm::read_write_vector_size(in_sub_n2);
         if (p.GetWeightsWidth() > 1)
-            k.in_src_read_b = std::min(k.in_src_read_b, hip_igemm::read_write_vector_size(p.GetDilationW()));
+            k.in_src_read_b = std::min(k.in_src_read_b, hip_implicit_gemm::read_write_vector_size(p.GetDilationW()));
         if (p.GetKernelStrideW() > 1) k.in_src_read_b = 1;
-        return {hip_igemm::v4r1_kernel(p, ctx, c, k)};
+        return {hip_implicit_gemm::v4r1_kernel(p, ctx, c, k)};
     }
 };
 

@@ -37,13 +37,13 @@ public:
         // rule (:586) is disabled_by_default (DeprecatedSolver); the convolution is not deterministic
         // (:588) and HIP kernels are in use (:590) by default. HasNonPackedTensors (:592): the tensors
         // of a problem key are packed.
-        return hip_igemm::v4r4::applicable(p, ctx, ConvDirection::BackwardWeights, why);
+        return hip_implicit_gemm::v4r4::applicable(p, ctx, ConvDirection::BackwardWeights, why);
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const auto q = hip_igemm::v4r4::interpret(p);
-        const auto c = hip_igemm::v4r4::config(p, ctx, name(), q);
-        // The problem block in V4R4WrW's own order (N, C, K, Ho, Wo, Hi, Wi: :726-745), not hip_igemm::problem_defines'.
+        const auto q = hip_implicit_gemm::v4r4::interpret(p);
+        const auto c = hip_implicit_gemm::v4r4::config(p, ctx, name(), q);
+        // The problem block in V4R4WrW's own order (N, C, K, Ho, Wo, Hi, Wi: :726-745), not hip_implicit_gemm::problem_defines'.
         std::string o = fmt::format(
             " -DCK_PARAM_PROBLEM_N={} -DCK_PARAM_PROBLEM_C={} -DCK_PARAM_PROBLEM_K={} -DCK_PARAM_PROBLEM_HO={}"
             " -DCK_PARAM_PROBLEM_WO={} -DCK_PARAM_PROBLEM_HI={} -DCK_PARAM_PROBLEM_WI={} -DCK_PARAM_PROBLEM_Y={}"
@@ -55,7 +55,7 @@ public:
             " -DCK_PARAM_PROBLEM_CONV_DIRECTION_BACKWARD_WEIGHT=1",
             q.n, q.c, q.k, q.ho, q.wo, q.hi, q.wi, q.y, q.x, q.stride_h, q.stride_w, q.dilation_h, q.dilation_w,
             q.left_pad_h, q.left_pad_w, q.right_pad_h, q.right_pad_w);
-        o += hip_igemm::v4r4::tunable_and_tail_options(p, ctx, c, q);
+        o += hip_implicit_gemm::v4r4::tunable_and_tail_options(p, ctx, c, q);
         const std::string kernel = q.is3d ? "gridwise_convolution_backward_weights_implicit_gemm_v4r4_ncdhw_kczyx_nkdhw"
                                           : "gridwise_convolution_backward_weights_implicit_gemm_v4r4_nchw_kcyx_nkhw";
         return {{"static_kernel_" + kernel + ".cpp", {kernel}, o}};

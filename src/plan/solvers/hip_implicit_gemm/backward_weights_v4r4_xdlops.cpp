@@ -24,8 +24,8 @@ namespace kdbgen {
 
 namespace {
 
-using hip_igemm::wrwx::Variant;
-using hip_igemm::wrwx::WrwXdlops;
+using hip_implicit_gemm::backward_weights_xdlops::Variant;
+using hip_implicit_gemm::backward_weights_xdlops::WrwXdlops;
 
 class ConvHipImplicitGemmWrwV4R4Xdlops : public DeprecatedSolver {
 public:
@@ -37,7 +37,7 @@ public:
         // :1046-1056: the env switch (on), ThisSolverIsDeprecatedStatic (disabled_by_default), a
         // deterministic convolution (the attribute is off by default), use_hip_kernels (on);
         // HasNonPackedTensors: keys describe packed tensors.
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
         return WrwXdlops(Variant::Plain, p, ctx.target).applicable_tail(why);
     }
 

@@ -18,8 +18,8 @@ namespace kdbgen {
 
 namespace {
 
-using hip_igemm::wrwx::Variant;
-using hip_igemm::wrwx::WrwXdlops;
+using hip_implicit_gemm::backward_weights_xdlops::Variant;
+using hip_implicit_gemm::backward_weights_xdlops::WrwXdlops;
 
 class ConvHipImplicitGemmWrwV4R4Xdlops_Padded_Gemm : public DeprecatedSolver {
 public:
@@ -31,7 +31,7 @@ public:
         // :1109-1113: the env switch (on), ThisSolverIsDeprecatedStatic (disabled_by_default); :1118: a
         // deterministic convolution (the attribute is off by default); :1124: use_hip_kernels (on);
         // HasNonPackedTensors: keys describe packed tensors.
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::BackwardWeights, why)) return false;
         return WrwXdlops(Variant::PaddedGemm, p, ctx.target).applicable_tail(why);
     }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-namespace kdbgen::hip_igemm::wrwx {
+namespace kdbgen::hip_implicit_gemm::backward_weights_xdlops {
 
 std::optional<Config> parse_record(Variant v, const std::string& text) {
     Config c;  // the default-constructed config: 4,4,1,4,4,1,(16,64,16,)false,false
@@ -218,4 +218,4 @@ std::vector<SolverKernel> WrwXdlops::kernels(const Config& c, const SolverContex
     return out;
 }
 
-}  // namespace kdbgen::hip_igemm::wrwx
+}  // namespace kdbgen::hip_implicit_gemm::backward_weights_xdlops

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace kdbgen::hip_igemm::wrwx {
+namespace kdbgen::hip_implicit_gemm::backward_weights_xdlops {
 
 enum class Variant { Plain, PaddedGemm };
 
@@ -47,7 +47,7 @@ struct Config : GemmTile {
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmK = false;
 };
 
-// Deserialize (hip_igemm::record_fields, record_int, record_bool): too few fields fail, extra text is
+// Deserialize (hip_implicit_gemm::record_fields, record_int, record_bool): too few fields fail, extra text is
 // ignored. The plain record leaves the factors at the default-constructed config's (plain :46-50,
 // padded :46-51).
 std::optional<Config> parse_record(Variant v, const std::string& text);
@@ -89,4 +89,4 @@ private:
     Problem q_;
 };
 
-}  // namespace kdbgen::hip_igemm::wrwx
+}  // namespace kdbgen::hip_implicit_gemm::backward_weights_xdlops

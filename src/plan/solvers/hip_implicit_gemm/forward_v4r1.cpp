@@ -19,20 +19,20 @@ public:
     bool uses_general_options() const override { return true; }
 
     bool applicable(const ConvView& p, const SolverContext& ctx, std::string* why) const override {
-        if (!hip_igemm::v4r1_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
+        if (!hip_implicit_gemm::v4r1_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
         const long n = p.GetBatchSize(), k = p.GetOutChannels() / p.GetGroupCount(),
                    c = p.GetInChannels() / p.GetGroupCount(), y = p.GetWeightsHeight(), x = p.GetWeightsWidth(),
                    ho = p.GetOutHeight(), wo = p.GetOutWidth();
         const long e_multiple = (p.IsFp16() || p.IsBfp16()) ? 16 : 8;
-        if (c % hip_igemm::epack_length(p, ctx.target, false) != 0) return reject(why, "C is not a multiple of EPack");
+        if (c % hip_implicit_gemm::epack_length(p, ctx.target, false) != 0) return reject(why, "C is not a multiple of EPack");
         return (n % 8 == 0 && (n * ho * wo) % 32 == 0 && (n * ho * wo * k) % 1024 == 0 && (c * y * x) % e_multiple == 0 &&
                 k % 16 == 0) ||
                reject(why, "sizes are not multiples of the GEMM tiles");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const auto c = hip_igemm::v4r1_config(p, ctx, name());
-        hip_igemm::V4R1Kernel k{};
+        const auto c = hip_implicit_gemm::v4r1_config(p, ctx, name());
+        hip_implicit_gemm::V4R1Kernel k{};
         k.n = p.GetBatchSize(), k.k = p.GetOutChannels(), k.c = p.GetInChannels();
         k.hi = p.GetInHeight(), k.wi = p.GetInWidth(), k.ho = p.GetOutHeight(), k.wo = p.GetOutWidth();
         k.y = p.GetWeightsHeight(), k.x = p.GetWeightsWidth();
@@ -45,16 +45,16 @@ public:
         const int wei_sub_e = c.EPerBlock / c.WeiBlockCopyClusterLengths_E;
         const int wei_sub_k = c.KPerBlock / c.WeiBlockCopyClusterLengths_K;
         const long yx = k.y * k.x;
-        k.wei_src_read_e = hip_igemm::read_write_vector_size(p.IsFp32() || yx >= wei_sub_e ? wei_sub_e : yx);
+        k.wei_src_read_e = hip_implicit_gemm::read_write_vector_size(p.IsFp32() || yx >= wei_sub_e ? wei_sub_e : yx);
         const int in_sub_b = c.BPerBlock / c.InBlockCopyClusterLengths_B;
         const int in_sub_n2 = c.GemmNPerThreadSubC / c.InBlockCopyClusterLengths_N2;
-        k.in_src_read_b = hip_igemm::read_write_vector_size(in_sub_b);
+        k.in_src_read_b = hip_implicit_gemm::read_write_vector_size(in_sub_b);
         if (p.GetWeightsWidth() > 1)
-            k.in_src_read_b = std::min(k.in_src_read_b, hip_igemm::read_write_vector_size(p.GetDilationW()));
+            k.in_src_read_b = std::min(k.in_src_read_b, hip_implicit_gemm::read_write_vector_size(p.GetDilationW()));
         if (p.GetKernelStrideW() > 1) k.in_src_read_b = 1;
-        k.wei_dst_write_k = hip_igemm::read_write_vector_size(wei_sub_k);
-        k.in_dst_write_n2 = hip_igemm::read_write_vector_size(in_sub_n2);
-        return {hip_igemm::v4r1_kernel(p, ctx, c, k)};
+        k.wei_dst_write_k = hip_implicit_gemm::read_write_vector_size(wei_sub_k);
+        k.in_dst_write_n2 = hip_implicit_gemm::read_write_vector_size(in_sub_n2);
+        return {hip_implicit_gemm::v4r1_kernel(p, ctx, c, k)};
     }
 };
 

@@ -45,16 +45,16 @@ namespace kdbgen {
 
 namespace {
 
-using fwdx::FwdProblem;
-using fwdx::XdlopsTile;
+using forward_xdlops::FwdProblem;
+using forward_xdlops::XdlopsTile;
 
 struct Config : XdlopsTile {
     int GemmMFactor = 16, GemmNFactor = 64, GemmKFactor = 16;
 
-    // Deserialize (hip_igemm::read_record).
+    // Deserialize (hip_implicit_gemm::read_record).
     static std::optional<Config> parse(const std::string& text) {
         Config c;
-        if (!hip_igemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
+        if (!hip_implicit_gemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
                                            &c.GemmNPerWave, &c.GemmKPack, &c.GemmMFactor, &c.GemmNFactor,
                                            &c.GemmKFactor, &c.GemmAThreadCopyMoreGemmK, &c.GemmBThreadCopyMoreGemmKPack,
                                            &c.GemmBThreadDataPerRead_GemmN}))
@@ -64,20 +64,20 @@ struct Config : XdlopsTile {
 
     // A record with a factor of 0 or less would divide by zero in MIOpen's CalculateGemmSize: refused here.
     bool factors_usable() const { return GemmMFactor > 0 && GemmNFactor > 0 && GemmKFactor > 0; }
-    fwdx::GemmSize sizes(const FwdProblem& q) const { return fwdx::gemm_size(q, GemmMFactor, GemmNFactor, GemmKFactor); }
+    forward_xdlops::GemmSize sizes(const FwdProblem& q) const { return forward_xdlops::gemm_size(q, GemmMFactor, GemmNFactor, GemmKFactor); }
 
     // A copy (:325-426): V4R4's, the KPack read also bounded by the unpadded GemmK when GemmK was padded.
-    fwdx::BlockCopy a_copy(const ConvView& p, const FwdProblem& q) const {
+    forward_xdlops::BlockCopy a_copy(const ConvView& p, const FwdProblem& q) const {
         const auto s = sizes(q);
-        return fwdx::a_copy(*this, p, s.k_extra != 0 ? s.k_total - s.k_extra : 0, true, false);
+        return forward_xdlops::a_copy(*this, p, s.k_extra != 0 ? s.k_total - s.k_extra : 0, true, false);
     }
     // B copy (:429-569): V4R4's.
-    fwdx::BlockCopy b_copy(const ConvView& p, const FwdProblem& q) const { return fwdx::b_copy(*this, p, q, 1, false); }
+    forward_xdlops::BlockCopy b_copy(const ConvView& p, const FwdProblem& q) const { return forward_xdlops::b_copy(*this, p, q, 1, false); }
 
     // IsReallyValid (:600-660) on the sizes padded by this config's factors.
     bool really_valid(const ConvView& p, const FwdProblem& q) const {
         if (!valid_value()) return false;
-        if (!hip_igemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
+        if (!hip_implicit_gemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
                                                     GemmNPerWave, GemmKPack))
             return false;
         if (!factors_usable()) return false;
@@ -99,9 +99,9 @@ Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units)
         static_cast<XdlopsTile&>(out) = t;
         return out;
     };
-    const XdlopsTile t = fwdx::heuristic(
+    const XdlopsTile t = forward_xdlops::heuristic(
         p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
-        [&](const XdlopsTile& t) { return hip_igemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); });
+        [&](const XdlopsTile& t) { return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); });
     return with(t);
 }
 
@@ -116,31 +116,31 @@ public:
         // unless disabled; the deprecated-solver rule is disabled_by_default (DeprecatedSolver); the
         // convolution is not deterministic and HIP kernels are in use by default; find-db keys
         // describe packed tensors (HasNonPackedTensors).
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
-        const FwdProblem q = hip_igemm::interpret(p);
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
+        const FwdProblem q = hip_implicit_gemm::interpret(p);
         // The GEMM padded to multiples of 16, 64 and 4 (:1088-1095).
-        const auto s = fwdx::gemm_size(q, 16, 64, 4);
+        const auto s = forward_xdlops::gemm_size(q, 16, 64, 4);
         if (s.m_extra == 0 && s.n_extra == 0 && s.k_extra == 0) return reject(why, "needs no padding");
-        if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
+        if (!hip_implicit_gemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return heuristic(p, q, ctx.target.compute_units).really_valid(p, q) || reject(why, "no valid configuration");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const FwdProblem q = hip_igemm::interpret(p);
+        const FwdProblem q = hip_implicit_gemm::interpret(p);
         // A perf-db record when it parses (Deserialize) and IsValidPerformanceConfig accepts it, else the default.
         Config c = heuristic(p, q, ctx.target.compute_units);
-        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_implicit_gemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) c = *parsed;
         const auto s = c.sizes(q);
         const auto a = c.a_copy(p, q);
         const auto b = c.b_copy(p, q);
         const long grid = s.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);
-        std::string o = hip_igemm::grouped_problem_defines(q);
-        o += hip_igemm::xdlops_tunable_defines(c, grid);
-        o += hip_igemm::xdlops_a_copy_defines(a);
-        o += hip_igemm::xdlops_b_copy_defines(b);
+        std::string o = hip_implicit_gemm::grouped_problem_defines(q);
+        o += hip_implicit_gemm::xdlops_tunable_defines(c, grid);
+        o += hip_implicit_gemm::xdlops_a_copy_defines(a);
+        o += hip_implicit_gemm::xdlops_b_copy_defines(b);
         o += fmt::format(" -DCK_GEMM_M_PAD={} -DCK_GEMM_N_PAD={} -DCK_GEMM_K_PAD={}", s.m_extra, s.n_extra, s.k_extra);
-        o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
+        o += hip_implicit_gemm::xdlops_flags(ctx.target) + hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw_padded_gemm";
         return {{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
     }

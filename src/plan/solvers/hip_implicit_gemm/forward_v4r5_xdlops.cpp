@@ -50,18 +50,18 @@ namespace kdbgen {
 
 namespace {
 
-using fwdx::FwdProblem;
-using fwdx::XdlopsTile;
+using forward_xdlops::FwdProblem;
+using forward_xdlops::XdlopsTile;
 
 struct Config : XdlopsTile {
-    static std::optional<Config> parse(const std::string& text) { return fwdx::parse_nine<Config>(text); }
+    static std::optional<Config> parse(const std::string& text) { return forward_xdlops::parse_nine<Config>(text); }
 
     int nwaves() const { return GemmNPerWave > 0 ? GemmNPerBlock / GemmNPerWave : 0; }
     int b_per_block() const { return nwaves() > 0 ? GemmNPerBlock / nwaves() : 0; }
 
-    fwdx::BlockCopy a_copy(const ConvView& p) const { return fwdx::a_copy(*this, p, 0, false, true); }
-    fwdx::BlockCopy b_copy(const ConvView& p, const FwdProblem& q) const {
-        return fwdx::b_copy(*this, p, q, nwaves(), true);
+    forward_xdlops::BlockCopy a_copy(const ConvView& p) const { return forward_xdlops::a_copy(*this, p, 0, false, true); }
+    forward_xdlops::BlockCopy b_copy(const ConvView& p, const FwdProblem& q) const {
+        return forward_xdlops::b_copy(*this, p, q, nwaves(), true);
     }
 
     // IsValidValue (:593-604).
@@ -73,12 +73,12 @@ struct Config : XdlopsTile {
     // IsReallyValid (:608-676).
     bool really_valid(const ConvView& p, const FwdProblem& q) const {
         if (!valid_value_v4r5()) return false;
-        if (!hip_igemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
+        if (!hip_implicit_gemm::valid_blockwise_gemm_xdlops(p, GemmMPerBlock, GemmNPerBlock, GemmKPerBlock, GemmMPerWave,
                                                     GemmNPerWave, GemmKPack))
             return false;
         // N is unmerged into N1 x NWaves for the tensor contraction.
         if (nwaves() <= 0 || q.n % nwaves() != 0) return false;
-        const auto s = fwdx::gemm_size(q);
+        const auto s = forward_xdlops::gemm_size(q);
         if (s.k_total % GemmKPack != 0) return false;
         const long gemm_k = s.k_total / GemmKPack;
         if (!(s.m % GemmMPerBlock == 0 && s.n % GemmNPerBlock == 0 && gemm_k % GemmKPerBlock == 0)) return false;
@@ -95,10 +95,10 @@ Config with(const XdlopsTile& t) {
 
 // HeuristicInit (:160-293).
 Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units) {
-    const auto s = fwdx::gemm_size(q);
-    return with(fwdx::heuristic(
+    const auto s = forward_xdlops::gemm_size(q);
+    return with(forward_xdlops::heuristic(
         p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
-        [&](const XdlopsTile& t) { return hip_igemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
+        [&](const XdlopsTile& t) { return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
 }
 
 class ConvHipImplicitGemmForwardV4R5Xdlops : public DeprecatedSolver {
@@ -112,26 +112,26 @@ public:
         // disabled; the deprecated-solver rule is disabled_by_default (DeprecatedSolver); the convolution
         // is not deterministic and HIP kernels are in use by default; find-db keys describe packed
         // tensors (HasNonPackedTensors).
-        if (!hip_igemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
+        if (!hip_implicit_gemm::xdlops_common_checks(p, ctx, ConvDirection::Forward, why)) return false;
         // Off for 1x1 filters (a performance regression, :1038-1040).
         if (p.GetWeightsHeight() == 1 && p.GetWeightsWidth() == 1) return reject(why, "1x1 filter");
-        const FwdProblem q = hip_igemm::interpret(p);
-        const auto s = fwdx::gemm_size(q);
-        if (!hip_igemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
+        const FwdProblem q = hip_implicit_gemm::interpret(p);
+        const auto s = forward_xdlops::gemm_size(q);
+        if (!hip_implicit_gemm::valid_grid_gemm_xdlops(s.m, s.n, s.k_total)) return reject(why, "GEMM sizes do not fit xdlops");
         return heuristic(p, q, ctx.target.compute_units).really_valid(p, q) || reject(why, "no valid configuration");
     }
 
     std::vector<SolverKernel> kernels(const ConvView& p, const SolverContext& ctx) const override {
-        const FwdProblem q = hip_igemm::interpret(p);
-        const auto s = fwdx::gemm_size(q);
+        const FwdProblem q = hip_implicit_gemm::interpret(p);
+        const auto s = forward_xdlops::gemm_size(q);
         // A perf-db record when it parses (Deserialize) and IsValidPerformanceConfig accepts it, else the default.
         Config c = heuristic(p, q, ctx.target.compute_units);
-        if (const auto record = hip_igemm::perf_db_record(p, ctx, name()))
+        if (const auto record = hip_implicit_gemm::perf_db_record(p, ctx, name()))
             if (const auto parsed = checked_perf_record(Config::parse(*record), ctx.perf_db, p.p, std::string(name()), *record); parsed && parsed->really_valid(p, q)) c = *parsed;
         const auto a = c.a_copy(p);
         const auto b = c.b_copy(p, q);
         const long grid = s.g * (s.m / c.GemmMPerBlock) * (s.n / c.GemmNPerBlock);
-        std::string o = hip_igemm::grouped_problem_defines(q);
+        std::string o = hip_implicit_gemm::grouped_problem_defines(q);
         o += fmt::format(
             " -DCK_PARAM_TUNABLE_GEMM_M_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_B_PER_BLOCK={}"
             " -DCK_PARAM_TUNABLE_GEMM_K_PER_BLOCK={} -DCK_PARAM_TUNABLE_GEMM_M_PER_WAVE={}"
@@ -139,9 +139,9 @@ public:
             " -DCK_PARAM_DEPENDENT_BLOCK_SIZE={} -DCK_PARAM_DEPENDENT_GRID_SIZE={}",
             c.GemmMPerBlock, c.b_per_block(), c.GemmKPerBlock, c.GemmMPerWave, c.GemmNPerWave, c.nwaves(), c.GemmKPack,
             c.block_size(), grid);
-        o += hip_igemm::xdlops_a_copy_defines(a);
-        o += hip_igemm::xdlops_b_copy_defines(b, "B");
-        o += hip_igemm::xdlops_flags(ctx.target) + hip_igemm::common_compiler_flags(ctx.target) + ctx.general_options;
+        o += hip_implicit_gemm::xdlops_a_copy_defines(a);
+        o += hip_implicit_gemm::xdlops_b_copy_defines(b, "B");
+        o += hip_implicit_gemm::xdlops_flags(ctx.target) + hip_implicit_gemm::common_compiler_flags(ctx.target) + ctx.general_options;
         const std::string kernel = "gridwise_convolution_forward_implicit_gemm_v4r5_xdlops_nchw_kcyx_nkhw";
         return {{"static_kernel_" + kernel + ".cpp", {kernel}, o}};
     }

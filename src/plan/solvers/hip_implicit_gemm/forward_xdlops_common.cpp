@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <numeric>
 
-namespace kdbgen::fwdx {
+namespace kdbgen::forward_xdlops {
 
 GemmSize gemm_size(const FwdProblem& q, int m_factor, int n_factor, int k_factor) {
     const long m = q.k / q.g, n = q.n * q.ho * q.wo, k = q.c / q.g * q.y * q.x;
@@ -24,7 +24,7 @@ BlockCopy b_copy(const XdlopsTile& t, const ConvView& p, const FwdProblem& q, in
     if (block <= 0 || nwaves <= 0) return out;
     const int per_block = t.GemmNPerBlock / nwaves;  // V4R5's BPerBlock; GemmNPerBlock for the others
     // The vector length along GemmN as the input tensor's layout allows it, bounded by the block.
-    const long src = std::gcd(hip_igemm::xdlops_b_read_width(q), static_cast<long>(per_block));
+    const long src = std::gcd(hip_implicit_gemm::xdlops_b_read_width(q), static_cast<long>(per_block));
     const int per_n = static_cast<int>(src);
     int per_thread = std::max(1, t.GemmKPerBlock * nwaves * per_block * t.GemmKPack / block);
     if (per_n == 0) return out;
@@ -48,4 +48,4 @@ BlockCopy b_copy(const XdlopsTile& t, const ConvView& p, const FwdProblem& q, in
     return out;
 }
 
-}  // namespace kdbgen::fwdx
+}  // namespace kdbgen::forward_xdlops

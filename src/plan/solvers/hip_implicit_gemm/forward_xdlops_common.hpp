@@ -29,10 +29,10 @@
 #include <optional>
 #include <string>
 
-namespace kdbgen::fwdx {
+namespace kdbgen::forward_xdlops {
 
 // ProblemInterpreter of a forward problem (hip_implicit_gemm/implicitgemm_util.hpp).
-using FwdProblem = hip_igemm::Interpreted;
+using FwdProblem = hip_implicit_gemm::Interpreted;
 
 // CalculateGemmSize: M = K/G, N = N*Ho*Wo, K = C/G*Y*X, each padded up to a multiple of its
 // factor (Padded_Gemm; 1 for the others); the extras are what the padding added.
@@ -44,32 +44,32 @@ GemmSize gemm_size(const FwdProblem& q, int m_factor = 1, int n_factor = 1, int 
 // The nine fields in Visit order (src/include/miopen/conv/solvers.hpp:1099-1140, :1181-1193): the six of
 // the shared GemmTile (block size, IsValidValue of V4R4 and Padded_Gemm, LDS: hip_implicit_gemm/implicitgemm_util.hpp; V4R5
 // adds GemmBThreadDataPerRead_GemmN in [1, 8] to IsValidValue), then three of their own.
-struct XdlopsTile : hip_igemm::GemmTile {
+struct XdlopsTile : hip_implicit_gemm::GemmTile {
     bool GemmAThreadCopyMoreGemmK = false, GemmBThreadCopyMoreGemmKPack = false;
     int GemmBThreadDataPerRead_GemmN = 0;
 };
 
-// Deserialize of the nine-field record of V4R4 and V4R5 (hip_igemm::read_record), into a Config that is
+// Deserialize of the nine-field record of V4R4 and V4R5 (hip_implicit_gemm::read_record), into a Config that is
 // an XdlopsTile with no fields of its own.
 template <class Config>
 std::optional<Config> parse_nine(const std::string& text) {
     Config c;
-    if (!hip_igemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
+    if (!hip_implicit_gemm::read_record(text, {&c.GemmMPerBlock, &c.GemmNPerBlock, &c.GemmKPerBlock, &c.GemmMPerWave,
                                        &c.GemmNPerWave, &c.GemmKPack, &c.GemmAThreadCopyMoreGemmK,
                                        &c.GemmBThreadCopyMoreGemmKPack, &c.GemmBThreadDataPerRead_GemmN}))
         return std::nullopt;
     return c;
 }
 
-using BlockCopy = hip_igemm::XdlopsCopy;
+using BlockCopy = hip_implicit_gemm::XdlopsCopy;
 
-// CalculateGemmABlockCopyPerformanceParameters, A = [GemmK, GemmM, GemmKPack] (hip_igemm::xdlops_a_copy):
+// CalculateGemmABlockCopyPerformanceParameters, A = [GemmK, GemmM, GemmKPack] (hip_implicit_gemm::xdlops_a_copy):
 //   k_unpadded: Padded_Gemm bounds the KPack read by C/G*Y*X when GemmK was padded (0: no such bound);
 //   lcm_with_read: V4R4 and Padded_Gemm round the per-thread copy up to a full vector read (V4R5 has it
 //   commented out); exact_cluster: V4R5 wants the thread cluster to be the block, the others at most the block.
 inline BlockCopy a_copy(const XdlopsTile& t, const ConvView& p, long k_unpadded, bool lcm_with_read,
                         bool exact_cluster) {
-    return hip_igemm::xdlops_a_copy(t, t.GemmAThreadCopyMoreGemmK, p, k_unpadded, lcm_with_read, exact_cluster);
+    return hip_implicit_gemm::xdlops_a_copy(t, t.GemmAThreadCopyMoreGemmK, p, k_unpadded, lcm_with_read, exact_cluster);
 }
 
 // CalculateGemmBBlockCopyPerformanceParameters, B = [GemmK, GemmN, GemmKPack] read along GemmN.
@@ -77,7 +77,7 @@ inline BlockCopy a_copy(const XdlopsTile& t, const ConvView& p, long k_unpadded,
 //   exact_cluster as for a_copy.
 BlockCopy b_copy(const XdlopsTile& t, const ConvView& p, const FwdProblem& q, int nwaves, bool exact_cluster);
 
-// IsFastToBeUsedForTuning: hip_igemm::xdlops_fast_for_tuning.
+// IsFastToBeUsedForTuning: hip_implicit_gemm::xdlops_fast_for_tuning.
 
 // HeuristicInit's walk: from 256,256,8,128,128,KPack(4 FP32, else 8),false,true,1 the odometer counts
 // down GemmBThreadDataPerRead_GemmN (1..read_high), GemmKPerBlock (1..8), GemmKPack (FP32 1..4,
@@ -88,7 +88,7 @@ BlockCopy b_copy(const XdlopsTile& t, const ConvView& p, const FwdProblem& q, in
 // `valid` must not depend on that field.
 template <typename Valid>
 XdlopsTile walk(const ConvView& p, int read_high, Valid valid) {
-    using hip_igemm::previous_two_power;
+    using hip_implicit_gemm::previous_two_power;
     XdlopsTile t;
     t.GemmMPerBlock = 256, t.GemmNPerBlock = 256, t.GemmKPerBlock = 8, t.GemmMPerWave = 128, t.GemmNPerWave = 128;
     t.GemmKPack = p.IsFp32() ? 4 : 8;
@@ -125,4 +125,4 @@ XdlopsTile heuristic(const ConvView& p, int read_high, ReallyValid really_valid,
     return t;
 }
 
-}  // namespace kdbgen::fwdx
+}  // namespace kdbgen::forward_xdlops

@@ -12,7 +12,7 @@
 #include <functional>
 #include <numeric>
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 namespace {
 
@@ -241,9 +241,9 @@ bool v4r1_common_checks(const ConvView& p, const SolverContext& ctx, ConvDirecti
     return true;
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 SolverKernel v4r1_kernel(const ConvView& p, const SolverContext& ctx, const V4R1Config& c, const V4R1Kernel& k) {
     // Right pads: what the padded input needs beyond the left pad and the image, GetAdjustedInputRightPad's
@@ -291,9 +291,9 @@ SolverKernel v4r1_kernel(const ConvView& p, const SolverContext& ctx, const V4R1
     return {"static_kernel_" + kernel + ".cpp", {kernel}, o};
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 bool valid_blockwise_gemm_xdlops(const ConvView& p, int m_per_block, int n_per_block, int k_per_block, int m_per_wave,
                                  int n_per_wave, int k_pack) {
@@ -324,9 +324,9 @@ std::string xdlops_flags(const Target& target) {
                        xdlops_supported(target) ? 1 : 0);
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 long right_pad(long in, long out, long filter, long stride, long dilation, long left_pad) {
     const long padded = 1 + (filter - 1) * dilation + (out - 1) * stride;
@@ -488,9 +488,9 @@ bool xdlops_common_checks(const ConvView& p, const SolverContext& ctx, ConvDirec
     return true;
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 std::optional<GemmConfig> GemmConfig::parse(const std::string& text) {
     GemmConfig c;
@@ -565,9 +565,9 @@ std::string block_gemm_defines(const GemmConfig& c, const BlockGemm& g) {
         g.m_level0, g.n_level0, g.m_level1, g.n_level1);
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 DataType data_type_of(const ConvView& p) {
     return p.IsFp16() ? DataType::Half : p.IsBfp16() ? DataType::BFloat16 : DataType::Float;
@@ -591,9 +591,9 @@ bool every_pixel_is_written(const ConvView& p) {
     return true;
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 std::string grouped_problem_defines(const Interpreted& q) {
     return fmt::format(" -DCK_PARAM_PROBLEM_G={}", q.g) + problem_defines(q);
@@ -717,4 +717,4 @@ std::string xdlops_a_copy_defines(const XdlopsCopy& a) {
         a.cluster_k, a.cluster_mn, a.cluster_kpack, a.src_read, a.dst_write);
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm

@@ -8,7 +8,7 @@
 // non-xdlops V4R4 and backward-data solvers, the GEMM tile, A copy, grid rule,
 // odometer walk and applicability checks of the xdlops solvers, the perf-db
 // record reader, and the conditions of the backward-data invoker. What only
-// one group of solvers shares is in hip_igemm_{v4r4,bwdnx,fwdx,wrwx}_common.
+// one group of solvers shares is in v4r4_common, backward_data_common, forward_xdlops_common and backward_weights_xdlops_common.
 //
 // MIOpen 3.3.0 (develop 2d1fd997); rocm-6.2.0 has the same code under src/solver/:
 //   src/include/miopen/solver/implicitgemm_util.hpp:60-160    Kernel* getters
@@ -36,7 +36,7 @@
 #include <variant>
 #include <vector>
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // IsComposableKernelSupportedHardware: gfx803 with 64 CUs, gfx900, gfx906, gfx908, gfx90a, gfx94x, gfx103x.
 bool composable_kernel_hardware(const Target& target);
@@ -95,9 +95,9 @@ V4R1Config v4r1_config(const ConvView& p, const SolverContext& ctx, std::string_
 // (conv_hip_implicit_gemm_fwd_v4r1.cpp:45-100, :108-150).
 bool v4r1_common_checks(const ConvView& p, const SolverContext& ctx, ConvDirection direction, std::string* why);
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // The problem and derived values V4R1's GetSolution writes into -DCK_PARAM_* (both directions).
 struct V4R1Kernel {
@@ -113,9 +113,9 @@ struct V4R1Kernel {
 // per-type tail (conv_hip_implicit_gemm_fwd_v4r1.cpp:318-362, :477-530, MIOpen 3.3.0).
 SolverKernel v4r1_kernel(const ConvView& p, const SolverContext& ctx, const V4R1Config& c, const V4R1Kernel& k);
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // IsValidBlockwiseGemmXdlops (implicitgemm_util.hpp:262-318, WORKAROUND_SWDEV_251757 = 1).
 bool valid_blockwise_gemm_xdlops(const ConvView& p, int m_per_block, int n_per_block, int k_per_block, int m_per_wave,
@@ -143,10 +143,10 @@ bool previous_two_power(int& v) {
     return previous_two_power(v, L, H);
 }
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
 // What the V4R4, backward-data and xdlops solvers of the family share beyond implicitgemm_util.hpp.
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // ProblemInterpreter (src/include/miopen/solver/problem_description_interpreter.hpp:40-296): the
 // convolution as the forward one it computes or undoes. MIOpen's ProblemDescription (and kdbgen's
@@ -343,7 +343,7 @@ std::string xdlops_b_copy_defines(const XdlopsCopy& b, const char* cluster_name 
 // conv_hip_implicit_gemm_bwd_v1r1_xdlops.cpp:758-819).
 bool xdlops_common_checks(const ConvView& p, const SolverContext& ctx, ConvDirection direction, std::string* why);
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
 // The tuning configuration the non-xdlops V4R4 (Fwd, WrW) and backward-data (V1R1, V4R1) solvers share:
 // PerformanceImplicitGemmV4R4Fwd, ...V4R4WrW, ...BwdDataV1R1 and ...BwdDataV4R1 are four classes in
@@ -355,7 +355,7 @@ bool xdlops_common_checks(const ConvView& p, const SolverContext& ctx, ConvDirec
 //   conv_hip_implicit_gemm_bwd_v1r1.cpp  :118-182             :397-442      :444-454               :512-568
 //   conv_hip_implicit_gemm_bwd_v4r1.cpp  :115-179             :409-455      :457-467               :529-584
 // Their copy parameters, GEMM sizes and options differ; they stay with the solvers.
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // CalculateBlockGemmPerformanceParameters: the level-0/1 thread clusters of BlockSize 64, 128 or 256,
 // valid when the per-thread tiles make exactly 2 x 2 clusters per block.
@@ -399,12 +399,12 @@ constexpr std::size_t kLdsMaxBytes = 65536;  // get_lds_max_number_of_byte (impl
 // conv_hip_implicit_gemm_bwd_v1r1.cpp:820-829, conv_hip_implicit_gemm_bwd_v4r1.cpp:931-940).
 std::string block_gemm_defines(const GemmConfig& c, const BlockGemm& g);
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm
 
 // The backward-data invoker (src/conv/invokers/impl_gemm.cpp:13-213), shared by the V1R1, V4R1, V1R1Xdlops
 // and V4R1Xdlops solutions: it launches SetTensor / CastTensor around the GEMM kernels on conditions read
 // from the convolution's own strides and dilations (not the interpreter's adjusted ones) and the filter.
-namespace kdbgen::hip_igemm {
+namespace kdbgen::hip_implicit_gemm {
 
 // The problem's data type (FP32, FP16 or BF16 here).
 DataType data_type_of(const ConvView& p);
@@ -417,4 +417,4 @@ bool needs_atomic_add(const ConvView& p);
 // stride <= filter size, every spatial dimension).
 bool every_pixel_is_written(const ConvView& p);
 
-}  // namespace kdbgen::hip_igemm
+}  // namespace kdbgen::hip_implicit_gemm

@@ -8,7 +8,7 @@
 #include <array>
 #include <numeric>
 
-namespace kdbgen::hip_igemm::v4r4 {
+namespace kdbgen::hip_implicit_gemm::v4r4 {
 
 namespace {
 
@@ -42,7 +42,7 @@ long b_read_vector(const Problem& q, long start) {
 
 Problem interpret(const ConvView& p) {
     Problem q;
-    static_cast<Interpreted&>(q) = hip_igemm::interpret(p);
+    static_cast<Interpreted&>(q) = hip_implicit_gemm::interpret(p);
     q.forward = p.IsDirectionForward();
     return q;
 }
@@ -176,4 +176,4 @@ std::string tunable_and_tail_options(const ConvView& p, const SolverContext& ctx
     return o;
 }
 
-}  // namespace kdbgen::hip_igemm::v4r4
+}  // namespace kdbgen::hip_implicit_gemm::v4r4

@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-namespace kdbgen::hip_igemm::v4r4 {
+namespace kdbgen::hip_implicit_gemm::v4r4 {
 
 // ProblemInterpreter's view of a forward or backward-weights problem (hip_implicit_gemm/implicitgemm_util.hpp), and
 // CalculateGemmSize: forward M = K, N = N*Do*Ho*Wo, K = C*Z*Y*X; backward weights M = K, N = C*Z*Y*X,
@@ -78,4 +78,4 @@ bool applicable(const ConvView& p, const SolverContext& ctx, ConvDirection direc
 // (GEMM_N forward, GEMM_K backward weights).
 std::string tunable_and_tail_options(const ConvView& p, const SolverContext& ctx, const Config& c, const Problem& q);
 
-}  // namespace kdbgen::hip_igemm::v4r4
+}  // namespace kdbgen::hip_implicit_gemm::v4r4
