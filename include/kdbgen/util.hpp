@@ -84,6 +84,8 @@ std::vector<std::string> split(std::string_view text, char separator);
 // Splits on runs of blanks, as MIOpen's SplitSpaceSeparated does.
 std::vector<std::string> split_spaces(std::string_view text);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
+// The first `count` lines of a compiler log, and how many more there are ("--json has the whole log").
+std::string first_lines(const std::string& text, std::size_t count);
 std::string_view trim(std::string_view text);
 bool starts_with(std::string_view text, std::string_view prefix);
 std::string to_lower(std::string_view text);

@@ -14,12 +14,7 @@
 
 namespace kdbgen::cli {
 
-std::string first_lines(const std::string& text, std::size_t count) {
-    const auto lines = split(text, '\n');
-    if (lines.size() <= count) return text;
-    return join(std::vector<std::string>(lines.begin(), lines.begin() + static_cast<long>(count)), "\n") +
-           fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
-}
+namespace {
 
 nlohmann::json phases_json(const std::vector<PhaseClock::Phase>& phases, const Plan::Timings& plan) {
     nlohmann::json out = nlohmann::json::object();
@@ -55,8 +50,6 @@ std::string phases_summary(const std::vector<PhaseClock::Phase>& phases, const P
     }
     return join(parts, "; ");
 }
-
-namespace {
 
 // How the compiles ran: in kdbgen-compile-worker processes or as clang processes, and why.
 nlohmann::json in_process_json(const BuildReport& report) {

@@ -1,11 +1,12 @@
 // build(BuildRequest): plan -> compile -> one kdb per target.
-#include "kdbgen/shard.hpp"
+#include "kdbgen/pipeline.hpp"
+
 #include "kdbgen/cache.hpp"
 #include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/jobs.hpp"
 #include "kdbgen/kdb.hpp"
-#include "kdbgen/pipeline.hpp"
+#include "kdbgen/shard.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -32,13 +33,6 @@ std::size_t min_built_for(const std::string& spec, std::size_t planned) {
         throw InputError(fmt::format("--min-built '{}' is not a count or a percentage (e.g. 1, 95%)", spec));
     if (!percent) return static_cast<std::size_t>(*value);
     return (planned * static_cast<std::size_t>(*value) + 99) / 100;
-}
-
-std::string first_lines(const std::string& text, std::size_t count) {
-    const auto lines = split(text, '\n');
-    if (lines.size() <= count) return text;
-    return join(std::vector<std::string>(lines.begin(), lines.begin() + static_cast<long>(count)), "\n") +
-           fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
 }
 
 // What a compiler prints when its scratch folder fails it rather than the kernel.

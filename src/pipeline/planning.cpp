@@ -1,11 +1,12 @@
 // plan(PlanRequest): which problems, which plan, which cache entry.
+#include "kdbgen/pipeline.hpp"
+
+#include "kdbgen/cache.hpp"
 #include "kdbgen/corpus.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/paths.hpp"
-#include "kdbgen/pipeline.hpp"
 #include "kdbgen/plan_cache.hpp"
-#include "kdbgen/cache.hpp"
 #include "kdbgen/solver.hpp"
 
 #include <fmt/format.h>

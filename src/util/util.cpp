@@ -336,6 +336,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
     return out;
 }
 
+std::string first_lines(const std::string& text, std::size_t count) {
+    const auto lines = split(text, '\n');
+    if (lines.size() <= count) return text;
+    return join(std::vector<std::string>(lines.begin(), lines.begin() + static_cast<long>(count)), "\n") +
+           fmt::format("\n... ({} more lines; --json has the whole log)", lines.size() - count);
+}
+
 std::string_view trim(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
