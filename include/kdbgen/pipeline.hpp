@@ -45,6 +45,9 @@ struct PlanRequest {
     std::vector<std::string> excluded_solvers;
     bool entry_coverage = false;   // every listed find-db entry's status, not only each line's winner
     bool record_coverage = true;   // build needs no coverage: it leaves it out
+    // Each target's find-dbs and perf-dbs stay read for later plans of the same Planner
+    // (`kdbgen plan --network` plans the whole set, then each network); a build plans once.
+    bool keep_databases = true;
     // The build cache folder, where unpacked find-dbs and plans are kept; empty: the default.
     std::string cache_dir;
     bool cache_disabled = false;

@@ -156,6 +156,10 @@ struct SolverPlanOptions {
     // Known CU counts per processor, for arch-wide targets (configs/targets/products.toml or --cus).
     std::map<std::string, std::vector<unsigned>> compute_units;
     std::shared_ptr<TargetDatabaseCache> databases = make_target_database_cache();
+    // Off, each target's find-dbs and perf-dbs are freed as soon as it is planned, whatever
+    // `databases` holds: a build plans once, and holding every architecture's parsed
+    // find-dbs until the last one is planned was a third of planning all 25's memory.
+    bool keep_databases = true;
     // Where unpacked find-db texts are kept between runs (the build cache's
     // find-db/ folder); empty: unpack every time.
     fs::path decoded_find_db_dir;
@@ -175,6 +179,8 @@ std::size_t complete_key_families(Plan& plan);
 // One solver kernel as a build from the MIOpen tree's kernels folder, or
 // nullopt when the tree has no such kernel file.
 std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const Target& target, const MiopenTree& tree);
+// The same, taking the kernel's strings; a kernel whose source the tree lacks is left as it was.
+std::optional<KernelBuild> miopen_kernel_build(SolverKernel&& kernel, const Target& target, const MiopenTree& tree);
 
 // Problems x targets x solvers -> kernel builds. With no problems, each
 // target's find-db is the problem list (the configs AMD's kdbs cover). An

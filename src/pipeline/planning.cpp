@@ -103,6 +103,7 @@ Planner::Planner(PlanRequest request) : request_(std::move(request)) {
     options.build = request_.build;
     options.entry_coverage = request_.entry_coverage;
     options.record_coverage = request_.record_coverage;
+    options.keep_databases = request_.keep_databases;
     // The cards of arch-wide targets: the request's CU counts, else the product table.
     std::vector<Product> products;
     for (const auto& target : request_.targets) {

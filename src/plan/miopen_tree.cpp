@@ -222,10 +222,9 @@ MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string
     return tree;
 }
 
-std::optional<fs::path> MiopenTree::kernel_source(const std::string& file_name) const {
+const fs::path* MiopenTree::kernel_source(const std::string& file_name) const {
     const auto it = sources_->find(file_name);
-    if (it == sources_->end()) return std::nullopt;
-    return it->second;
+    return it == sources_->end() ? nullptr : &it->second;
 }
 
 std::optional<unsigned> db_file_compute_units(std::string_view file_name, std::string_view db_id) {

@@ -101,16 +101,23 @@ public:
         u64(items.size());
         for (const auto& item : items) each(item);
     }
+    // One copy of the body at a time: a plan of all 25 architectures is hundreds of megabytes.
     Bytes finish() {
-        std::string out(kMagic);
-        const auto put32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        std::size_t size = kMagic.size() + 4 + body_.size();
+        for (const auto* s : table_) size += 4 + s->size();
+        Bytes out;
+        out.reserve(size);
+        const auto append = [&](std::string_view bytes) { out.insert(out.end(), bytes.begin(), bytes.end()); };
+        const auto put32 = [&](std::uint32_t v) { append({reinterpret_cast<const char*>(&v), sizeof v}); };
+        append(kMagic);
         put32(static_cast<std::uint32_t>(table_.size()));
         for (const auto* s : table_) {
             put32(static_cast<std::uint32_t>(s->size()));
-            out += *s;
+            append(*s);
         }
-        out += body_;
-        return Bytes(out.begin(), out.end());
+        append(body_);
+        std::string().swap(body_);
+        return out;
     }
 
 private:
@@ -300,6 +307,7 @@ Bytes serialize_plan(const Plan& plan, std::string_view key) {
         w.str(s.lines.first_reason);
     });
     const Bytes body = w.finish();
+    w = Writer();  // its string table goes before the sealed copy is made
     return seal_cache_entry("plan", key, body);
 }
 

@@ -228,14 +228,20 @@ private:
 std::shared_ptr<TargetDatabaseCache> make_target_database_cache() { return std::make_shared<TargetDatabaseCache>(); }
 
 std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const Target& target, const MiopenTree& tree) {
-    const auto source = tree.kernel_source(kernel.file);
+    return miopen_kernel_build(SolverKernel(kernel), target, tree);
+}
+
+std::optional<KernelBuild> miopen_kernel_build(SolverKernel&& kernel, const Target& target, const MiopenTree& tree) {
+    const fs::path* source = tree.kernel_source(kernel.file);
     if (!source) return std::nullopt;
     KernelBuild build;
     build.source = *source;
-    build.kernel_file = kernel.file;
-    build.options = kernel.options;
+    build.kernel_file = std::move(kernel.file);
+    build.options = std::move(kernel.options);
+    // Options grow by appends, so up to half their buffer is slack: held by 10^5 builds.
+    build.options.shrink_to_fit();
     build.target = target;
-    build.kernels = kernel.symbols;
+    build.kernels = std::move(kernel.symbols);
     build.include_dirs = tree.include_dirs(build.source);
     return build;
 }
@@ -288,19 +294,22 @@ private:
     }
 
     // The builds of one solver kernel list, or nullopt (with the file) when a source is missing.
+    // The kernels are taken apart: their option strings (a kilobyte each) move into the builds.
     std::optional<std::vector<PlannedBuild>> builds_for(const ProblemSet::Entry& entry, std::string_view name,
-                                                        const std::vector<SolverKernel>& kernels,
-                                                        std::string* missing) const {
+                                                        std::vector<SolverKernel> kernels, std::string* missing) const {
         std::vector<PlannedBuild> builds;
-        for (const auto& kernel : kernels) {
-            auto build = miopen_kernel_build(kernel, target_, *options_.tree);
+        builds.reserve(kernels.size());
+        for (auto& kernel : kernels) {
+            auto build = miopen_kernel_build(std::move(kernel), target_, *options_.tree);
             if (!build) {
-                *missing = kernel.file;
+                *missing = kernel.file;  // left as it was: nothing is taken from a kernel without a source
                 return std::nullopt;
             }
-            builds.push_back({std::move(*build), fmt::format("{} {} ({})", entry.key, name, entry.origins.front()),
-                              std::string(problem_kind(entry.problem)),
-                              {}});
+            const std::string& first_origin = entry.origins.front();
+            std::string origin;
+            origin.reserve(entry.key.size() + name.size() + first_origin.size() + 4);
+            origin.append(entry.key).append(" ").append(name).append(" (").append(first_origin).append(")");
+            builds.push_back({std::move(*build), std::move(origin), std::string(problem_kind(entry.problem)), {}});
         }
         return builds;
     }
@@ -371,6 +380,9 @@ private:
         std::stable_partition(cards.begin(), cards.end(), [&](const auto& c) {
             return std::find(c.second.begin(), c.second.end(), home.target.compute_units) != c.second.end();
         });
+        // One evaluation for every card (one perf-db, a solver blind to CU counts, no card left
+        // out): every key is every card's, so no key is tagged, and none needs counting.
+        const bool every_card_at_once = cards.size() == 1 && cards.front().second.size() == databases_.cards.size();
         std::map<std::pair<std::string, std::string>, std::set<unsigned>> asked_by;
         std::vector<PlannedBuild> builds;
         std::vector<std::string> other_cards;
@@ -402,7 +414,7 @@ private:
                 if (solver->uses_general_options())
                     for (auto& kernel : kernels) replace_all(kernel.options, kGeneralOptionsMarker, form);
                 std::string missing;
-                auto more = builds_for(entry, name, kernels, &missing);
+                auto more = builds_for(entry, name, std::move(kernels), &missing);
                 if (!more) {
                     if (reported) ev = {Status::SourceMissing, missing, {}};
                     failed = true;
@@ -416,18 +428,21 @@ private:
                 continue;
             }
             for (auto& b : card_builds) {
-                auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
-                users.insert(cus.begin(), cus.end());
+                if (!every_card_at_once) {
+                    auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
+                    users.insert(cus.begin(), cus.end());
+                }
                 builds.push_back(std::move(b));
             }
         }
         if (!other_cards.empty()) ev.detail = "no configuration for " + join(other_cards, ", ");
         // Tag keys that only some cards ask for; deduplicate() merges the rest.
         const std::size_t all = databases_.cards.size();
-        for (auto& b : builds) {
-            const auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
-            if (users.size() < all) b.compute_units.assign(users.begin(), users.end());
-        }
+        if (!every_card_at_once)
+            for (auto& b : builds) {
+                const auto& users = asked_by[{b.build.kdb_name(), b.build.kdb_args()}];
+                if (users.size() < all) b.compute_units.assign(users.begin(), users.end());
+            }
         ev.builds = std::move(builds);
         return ev;
     }
@@ -676,13 +691,13 @@ private:
                 if (reported) add_coverage(entry, name, Status::Excluded, "");
                 continue;
             }
-            const auto kernels = solver->kernels(entry.problem, ctx);
+            auto kernels = solver->kernels(entry.problem, ctx);
             if (kernels.empty()) {
                 if (reported) add_coverage(entry, name, Status::NoConfiguration, "the solver builds no kernel here");
                 continue;
             }
             std::string missing;
-            auto more = builds_for(entry, name, kernels, &missing);
+            auto more = builds_for(entry, name, std::move(kernels), &missing);
             if (!more) {
                 if (reported) add_coverage(entry, name, Status::SourceMissing, missing);
                 continue;
@@ -786,7 +801,8 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     for (const auto& target : targets) {
         TargetDatabaseCache uncached;
         auto started = Clock::now();
-        const TargetDatabases& databases = (options.databases ? *options.databases : uncached).get(target, options);
+        const bool shared = options.databases && options.keep_databases;
+        const TargetDatabases& databases = (shared ? *options.databases : uncached).get(target, options);
         plan.timings.read_databases += seconds_since(started);
         started = Clock::now();
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 namespace kdbgen {
@@ -195,8 +196,20 @@ SolverKernel cast_tensor(long elements, DataType source, DataType destination) {
 }
 
 std::string data_type_defines(DataType type) {
-    return type_block(type == DataType::Half, type == DataType::Float, type == DataType::Int8,
-                      type == DataType::BFloat16, type == DataType::Int32);
+    // Asked for by helper kernels (GEMM's zero fill) and pooling on most problems of a corpus:
+    // each type's block is made once.
+    static const std::array<std::string, 7> blocks = [] {
+        std::array<std::string, 7> out;
+        for (int i = 0; i < 7; ++i) {
+            const auto t = static_cast<DataType>(i);
+            out[i] = type_block(t == DataType::Half, t == DataType::Float, t == DataType::Int8, t == DataType::BFloat16,
+                                t == DataType::Int32);
+        }
+        return out;
+    }();
+    const auto index = static_cast<std::size_t>(type);
+    if (index >= blocks.size()) throw std::logic_error("data_type_defines: no such data type");
+    return blocks[index];
 }
 
 }  // namespace kdbgen

@@ -32,6 +32,25 @@ TEST(Plan, DeduplicatesRepeatedKeys) {
     EXPECT_EQ(plan.builds.size(), 1u);
 }
 
+// deduplicate() compares the kdb args (options + " -mcpu=...") without joining them; where
+// one options string is a prefix of another, the suffix decides, as in the joined strings:
+// "-DA" + " -mcpu" sorts after "-DA\x1f" + " -mcpu" although "-DA" < "-DA\x1f", and after
+// "-DA -DB" + " -mcpu" ('D' < 'm').
+TEST(Plan, DeduplicateOrdersAndMergesByTheWholeKdbArgs) {
+    const Target target = parse_target_list("gfx1030_36").front();
+    Plan plan;
+    for (const std::string options : {"-DA", "-DA\x1f", "-DA!", "-DA", "-DA -DB", "-DA\x1f"})
+        plan.builds.push_back({KernelBuild{test::kernels_dir() / "kdbgen_fill.s", "kdbgen_fill.s", options, target,
+                                           {"KdbgenFill"}, {}},
+                               "test", "", {}});
+    deduplicate(plan);
+    std::vector<std::string> args;
+    for (const auto& planned : plan.builds) args.push_back(planned.build.kdb_args());
+    const std::vector<std::string> expected{"-DA\x1f -mcpu=gfx1030", "-DA -DB -mcpu=gfx1030", "-DA -mcpu=gfx1030",
+                                            "-DA! -mcpu=gfx1030"};
+    EXPECT_EQ(args, expected);
+}
+
 TEST(Plan, BadManifestNamesFileAndLine) {
     test::TempDir dir;
     const auto expect_error = [&](const std::string& text, const std::string& needle) {

@@ -70,6 +70,11 @@ bool common_checks(const ConvView& p, const SolverContext& ctx, const char* a_ta
 }  // namespace
 
 std::optional<TensorTypes> tensor_types(const ConvView& p) {
+    // The key types ConvView has already classified need no parse: each GEMM solver asks
+    // for them on every problem of a corpus.
+    if (p.IsFp32()) return TensorTypes{"FP32", "FP32", "FP32"};
+    if (p.IsFp16()) return TensorTypes{"FP16", "FP16", "FP16"};
+    if (p.IsBfp16()) return TensorTypes{"BF16", "BF16", "BF16"};
     const auto [names, count] = split_type_names(p.p.data_types);
     if (count == 1) return TensorTypes{names[0], names[0], names[0]};
     if (count == 3) return TensorTypes{names[0], names[1], names[2]};
