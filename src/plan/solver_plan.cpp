@@ -34,6 +34,8 @@
 #include <exception>
 #include <functional>
 #include <iterator>
+#include <atomic>
+#include <future>
 #include <thread>
 #include <map>
 #include <set>
@@ -152,8 +154,14 @@ std::vector<FindDbFile> target_find_dbs(const Target& target, const SolverPlanOp
             out.push_back(
                 read_find_db_file(*path, target.compute_units, FindDbOrigin::MiopenTree, options.decoded_find_db_dir));
     } else {
+        // An architecture's find-dbs (one per CU count) are parsed side by side; errors
+        // surface in file order, as one at a time.
+        std::vector<std::future<FindDbFile>> files;
         for (const auto& [path, cus] : options.tree->find_dbs_of(target))
-            out.push_back(read_find_db_file(path, cus, FindDbOrigin::MiopenTree, options.decoded_find_db_dir));
+            files.push_back(std::async(std::launch::async, [&options, path = path, cus = cus] {
+                return read_find_db_file(path, cus, FindDbOrigin::MiopenTree, options.decoded_find_db_dir);
+            }));
+        for (auto& file : files) out.push_back(file.get());
     }
     return out;
 }
@@ -742,12 +750,16 @@ private:
 namespace {
 
 // A whole find-db is ~10^5 problems, each planned on its own: contiguous
-// slices of the list are planned on two threads into plans of their own and
+// chunks of the list are planned on two threads into plans of their own and
 // appended in list order, so the plan is the one a single thread makes. (The
 // solvers share only read-only data and the GTC tables, which are locked.)
+// Eight chunks per thread, each taken by the next free thread: two halves left
+// a quarter of the evaluation on one core, as problems differ in cost by orders
+// of magnitude (an xdlops search against a naive kernel).
 void plan_in_parts(const Target& target, const SolverPlanOptions& options, const TargetDatabases& databases,
                    const ProblemSet& problems, Plan& plan) {
     constexpr std::size_t kMinimumPerThread = 2000;
+    constexpr std::size_t kChunksPerThread = 8;
     const std::size_t count = problems.entries().size();
     const unsigned threads =
         options.planning_threads
@@ -758,21 +770,25 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
         TargetPlanner(target, options, databases, plan).plan(problems, 0, count);
         return;
     }
-    std::vector<Plan> parts(threads);
-    std::vector<std::exception_ptr> errors(threads);
+    const std::size_t chunks = std::min<std::size_t>(count, threads * kChunksPerThread);
+    std::vector<Plan> parts(chunks);
+    std::vector<std::exception_ptr> errors(chunks);
+    std::atomic<std::size_t> next{0};
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t)
-        workers.emplace_back([&, t] {
-            try {
-                TargetPlanner(target, options, databases, parts[t]).plan(problems, count * t / threads,
-                                                                          count * (t + 1) / threads);
-            } catch (...) {
-                errors[t] = std::current_exception();
+        workers.emplace_back([&] {
+            for (std::size_t c = next++; c < chunks; c = next++) {
+                try {
+                    TargetPlanner(target, options, databases, parts[c]).plan(problems, count * c / chunks,
+                                                                              count * (c + 1) / chunks);
+                } catch (...) {
+                    errors[c] = std::current_exception();
+                }
             }
         });
     for (auto& worker : workers) worker.join();
     for (const auto& error : errors)
-        if (error) std::rethrow_exception(error);  // the first slice's error first, as one thread would
+        if (error) std::rethrow_exception(error);  // the first chunk's error first, as one thread would
     std::size_t builds = plan.builds.size(), coverage = plan.coverage.size(), lines = plan.lines.size();
     for (const auto& part : parts) builds += part.builds.size(), coverage += part.coverage.size(), lines += part.lines.size();
     plan.builds.reserve(builds);
