@@ -41,6 +41,7 @@ struct ConvProblem {
 
     // The key MIOpen's find-db and perf-db are indexed by.
     std::string serialize() const;
+    bool operator==(const ConvProblem&) const = default;
 };
 
 // Throws InputError naming the key and the field that does not parse.

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <iostream>
 #include <map>
 #include <unordered_map>
@@ -92,14 +93,29 @@ BuildReport build(const BuildRequest& request) {
     {
         // Indexed by the identity's hash, the identity itself formed again only to confirm a
         // match: 10^5 identities of 1.3 KB each held as keys were the peak of planning all 25
-        // architectures (0.6 GB).
+        // architectures (0.6 GB). The hashes are made on two threads (forming an identity
+        // canonicalizes the options).
+        const std::size_t count = plan.builds.size();
+        std::vector<std::size_t> hashes(count);
+        const auto hash_range = [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i)
+                hashes[i] = std::hash<std::string>{}(compile_identity(plan.builds[i].build));
+        };
+        if (count > 10000) {
+            auto first_half = std::async(std::launch::async, hash_range, 0, count / 2);
+            hash_range(count / 2, count);
+            first_half.get();
+        } else {
+            hash_range(0, count);
+        }
         std::unordered_multimap<std::size_t, std::size_t> unique_by_hash;
-        unique_by_hash.reserve(plan.builds.size());
-        for (std::size_t i = 0; i < plan.builds.size(); ++i) {
-            const std::string identity = compile_identity(plan.builds[i].build);
-            const std::size_t hash = std::hash<std::string>{}(identity);
+        unique_by_hash.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t hash = hashes[i];
             const auto [first, last] = unique_by_hash.equal_range(hash);
+            std::string identity;
             const auto same = std::find_if(first, last, [&](const auto& candidate) {
+                if (identity.empty()) identity = compile_identity(plan.builds[i].build);
                 return compile_identity(*unique[candidate.second]) == identity;
             });
             if (same != last) {

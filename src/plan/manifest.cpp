@@ -7,6 +7,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <atomic>
+#include <future>
+#include <iterator>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -164,18 +168,43 @@ void deduplicate(Plan& plan) {
         std::string target, name;
         std::size_t index;
     };
-    std::vector<Key> keys;
-    keys.reserve(plan.builds.size());
+    // The order is target spec first, so each target's keys are sorted on their own, the
+    // targets shared out over two threads, largest first, and joined in spec order.
+    std::map<std::string, std::vector<Key>> by_target;
     for (std::size_t i = 0; i < plan.builds.size(); ++i) {
         const auto& b = plan.builds[i].build;
-        keys.push_back({b.target.spec(), b.kdb_name(), i});
+        std::string spec = b.target.spec();
+        auto& group = by_target[spec];
+        group.push_back({std::move(spec), b.kdb_name(), i});
     }
-    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-        if (const int c = a.target.compare(b.target)) return c < 0;
-        if (const int c = a.name.compare(b.name)) return c < 0;
-        if (const int c = compare_args_of_one_target(plan.builds[a.index].build, plan.builds[b.index].build)) return c < 0;
-        return a.index < b.index;
-    });
+    std::vector<std::vector<Key>*> groups;
+    for (auto& [spec, group] : by_target) groups.push_back(&group);
+    std::stable_sort(groups.begin(), groups.end(), [](const auto* a, const auto* b) { return a->size() > b->size(); });
+    const auto sort_group = [&](std::vector<Key>& group) {
+        std::sort(group.begin(), group.end(), [&](const Key& a, const Key& b) {
+            if (const int c = a.name.compare(b.name)) return c < 0;
+            if (const int c = compare_args_of_one_target(plan.builds[a.index].build, plan.builds[b.index].build))
+                return c < 0;
+            return a.index < b.index;
+        });
+    };
+    std::atomic<std::size_t> next{0};
+    const auto sort_groups = [&] {
+        for (std::size_t g = next++; g < groups.size(); g = next++) sort_group(*groups[g]);
+    };
+    if (groups.size() > 1 && plan.builds.size() > 10000) {
+        auto other = std::async(std::launch::async, sort_groups);
+        sort_groups();
+        other.get();
+    } else {
+        sort_groups();
+    }
+    std::vector<Key> keys;
+    keys.reserve(plan.builds.size());
+    for (auto& [spec, group] : by_target) {
+        std::move(group.begin(), group.end(), std::back_inserter(keys));
+        std::vector<Key>().swap(group);
+    }
     // One record per key.
     std::vector<PlannedBuild> unique;
     unique.reserve(keys.size());

@@ -814,11 +814,25 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     const auto seconds_since = [](Clock::time_point start) {
         return std::chrono::duration<double>(Clock::now() - start).count();
     };
-    for (const auto& target : targets) {
-        TargetDatabaseCache uncached;
+    // Databases a plan does not keep are read one target ahead, on a thread of their own,
+    // while the target before is evaluated: reading a find-db architecture's own lines
+    // otherwise leaves a core idle for seconds.
+    const bool shared = options.databases && options.keep_databases;
+    const auto read_ahead = [&](std::size_t i) {
+        if (shared || i >= targets.size()) return std::future<std::unique_ptr<TargetDatabaseCache>>();
+        return std::async(std::launch::async, [&options, &target = targets[i]] {
+            auto databases = std::make_unique<TargetDatabaseCache>();
+            databases->get(target, options);
+            return databases;
+        });
+    };
+    auto next = read_ahead(0);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        const Target& target = targets[i];
         auto started = Clock::now();
-        const bool shared = options.databases && options.keep_databases;
-        const TargetDatabases& databases = (shared ? *options.databases : uncached).get(target, options);
+        std::unique_ptr<TargetDatabaseCache> read = shared ? nullptr : next.get();
+        next = read_ahead(i + 1);
+        const TargetDatabases& databases = (shared ? *options.databases : *read).get(target, options);
         plan.timings.read_databases += seconds_since(started);
         started = Clock::now();
 
@@ -845,6 +859,9 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
                 plan.unreadable_lines.push_back({target.kdb_filename(), file.path.string(), file.unreadable});
         plan_in_parts(target, options, databases, *set, plan);
         plan.timings.evaluate += seconds_since(started);
+        // The read-ahead thread allocates in an arena of its own; what it freed would
+        // otherwise stay mapped beside the builds until the end.
+        if (!shared) ::malloc_trim(0);
     }
     const auto started = Clock::now();
     deduplicate(plan);

@@ -30,6 +30,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
 
 using namespace kdbgen;
 using namespace kdbgen::test::igemm;
@@ -84,6 +87,27 @@ const std::string kProblemA = "1-157-681-5x20-32-153-662-16-0x0-1x1-1x1-0-NCHW-F
 // values per thread, one along M: clusters 4 x 32 x 1, write 4. B copy (:429-569): Wo = 662 allows 2-wide
 // reads; 4*128*4/128 = 16 values, 8 per read split KPack-first: 4 along KPack, 2 along K: clusters 2 x 64 x 1,
 // LDS write gcd(4, 4) = 4. Grid = 32/32 * 1620608/128 = 12661. Pads (:1016-1018): 0, 32, 12.
+// The xdlops heuristics keep their last answer per thread (hip_implicit_gemm::last_answer):
+// problems and cards interleaved on one thread must plan what a fresh thread (no kept
+// answer) plans for each. (A kept answer that ignored the problem fails here; these
+// problems' configurations happen not to change with the CU count, from 4 to 240.)
+TEST(HipIgemmFwdx, KeptHeuristicAnswersFollowTheProblemAndTheCard) {
+    const std::string batch4 = "4-157-681-5x20-32-153-662-16-0x0-1x1-1x1-0-NCHW-FP32-F";
+    const std::vector<std::pair<std::string, std::string>> sequence{
+        {kProblemA, "gfx908:sramecc+:xnack-_120"}, {kProblemA, "gfx908:sramecc+:xnack-_60"},
+        {batch4, "gfx908:sramecc+:xnack-_60"},     {kProblemA, "gfx908:sramecc+:xnack-_120"},
+        {batch4, "gfx90a:sramecc+:xnack-_110"},    {kProblemA, "gfx908:sramecc+:xnack-_60"}};
+    for (const char* name : {kPadded, kV4R5, "ConvHipImplicitGemmForwardV4R4Xdlops"}) {
+        std::vector<std::string> interleaved;
+        for (const auto& [problem, target] : sequence) interleaved.push_back(plan_one(name, problem, target).options);
+        for (std::size_t i = 0; i < sequence.size(); ++i) {
+            std::string fresh;
+            std::thread([&] { fresh = plan_one(name, sequence[i].first, sequence[i].second).options; }).join();
+            EXPECT_EQ(interleaved[i], fresh) << name << " " << sequence[i].first << " on " << sequence[i].second;
+        }
+    }
+}
+
 TEST(HipIgemmFwdx, PaddedGemmGoldenDefaultGfx908) {
     const auto k = plan_one(kPadded, kProblemA, "gfx908:sramecc+:xnack-_120");
     EXPECT_EQ(k.file, "static_kernel_gridwise_convolution_forward_implicit_gemm_v4r4_xdlops_nchw_kcyx_nkhw_padded_gemm.cpp");

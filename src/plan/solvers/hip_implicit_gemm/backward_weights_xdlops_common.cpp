@@ -148,12 +148,14 @@ bool WrwXdlops::fast_for_tuning(const Config& c) const {
 Config WrwXdlops::heuristic() const {
     // The tile walk (plain :128-254, padded :125-250) from GemmA...MoreGemmK false, GemmB...MoreGemmK
     // true; the padding factors stay the default 16, 64, 16.
-    Config start;
-    static_cast<GemmTile&>(start) = tile_walk_start(p_);
-    start.GemmAThreadCopyMoreGemmK = false, start.GemmBThreadCopyMoreGemmK = true;
-    return two_round_walk(
-        start, tile_walk_digits<Config>(p_), [&](const Config& t) { return really_valid(t); },
-        [&](const Config& t) { return fast_for_tuning(t); });
+    return last_answer(p_.p, target_.compute_units, static_cast<int>(variant_), [&] {
+        Config start;
+        static_cast<GemmTile&>(start) = tile_walk_start(p_);
+        start.GemmAThreadCopyMoreGemmK = false, start.GemmBThreadCopyMoreGemmK = true;
+        return two_round_walk(
+            start, tile_walk_digits<Config>(p_), [&](const Config& t) { return really_valid(t); },
+            [&](const Config& t) { return fast_for_tuning(t); });
+    });
 }
 
 Config WrwXdlops::config(const PerfDb* perf_db, const std::string& solver) const {

@@ -60,14 +60,18 @@ bool really_valid(const XdlopsTile& t, const ConvView& p, const FwdProblem& q) {
 }
 
 Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units) {
-    const auto s = forward_xdlops::gemm_size(q);
-    // GemmBThreadDataPerRead_GemmN counts 1..4 for FP32, 1..8 for FP16 and BF16 (:121-235).
-    const XdlopsTile t = forward_xdlops::heuristic(
-        p, p.IsFp32() ? 4 : 8, [&](const XdlopsTile& c) { return really_valid(c, p, q); },
-        [&](const XdlopsTile& c) { return hip_implicit_gemm::xdlops_fast_for_tuning(c, p, s.m, s.n, s.k_total, compute_units); });
-    Config c;
-    static_cast<XdlopsTile&>(c) = t;
-    return c;
+    return hip_implicit_gemm::last_answer(p.p, compute_units, 0, [&] {
+        const auto s = forward_xdlops::gemm_size(q);
+        // GemmBThreadDataPerRead_GemmN counts 1..4 for FP32, 1..8 for FP16 and BF16 (:121-235).
+        const XdlopsTile t = forward_xdlops::heuristic(
+            p, p.IsFp32() ? 4 : 8, [&](const XdlopsTile& c) { return really_valid(c, p, q); },
+            [&](const XdlopsTile& c) {
+                return hip_implicit_gemm::xdlops_fast_for_tuning(c, p, s.m, s.n, s.k_total, compute_units);
+            });
+        Config c;
+        static_cast<XdlopsTile&>(c) = t;
+        return c;
+    });
 }
 
 class ConvHipImplicitGemmForwardV4R4Xdlops : public DeprecatedSolver {

@@ -92,17 +92,21 @@ struct Config : XdlopsTile {
 
 // HeuristicInit (:140-273): the walk keeps the factors 16, 64, 16 of its starting config.
 Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units) {
-    Config c;
-    const auto s = c.sizes(q);
-    const auto with = [&](const XdlopsTile& t) {
-        Config out;
-        static_cast<XdlopsTile&>(out) = t;
-        return out;
-    };
-    const XdlopsTile t = forward_xdlops::heuristic(
-        p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
-        [&](const XdlopsTile& t) { return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); });
-    return with(t);
+    return hip_implicit_gemm::last_answer(p.p, compute_units, 0, [&] {
+        Config c;
+        const auto s = c.sizes(q);
+        const auto with = [&](const XdlopsTile& t) {
+            Config out;
+            static_cast<XdlopsTile&>(out) = t;
+            return out;
+        };
+        const XdlopsTile t = forward_xdlops::heuristic(
+            p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
+            [&](const XdlopsTile& t) {
+                return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units);
+            });
+        return with(t);
+    });
 }
 
 class ConvHipImplicitGemmForwardV4R4Xdlops_Padded_Gemm : public DeprecatedSolver {

@@ -95,10 +95,12 @@ Config with(const XdlopsTile& t) {
 
 // HeuristicInit (:160-293).
 Config heuristic(const ConvView& p, const FwdProblem& q, unsigned compute_units) {
-    const auto s = forward_xdlops::gemm_size(q);
-    return with(forward_xdlops::heuristic(
-        p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
-        [&](const XdlopsTile& t) { return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
+    return hip_implicit_gemm::last_answer(p.p, compute_units, 0, [&] {
+        const auto s = forward_xdlops::gemm_size(q);
+        return with(forward_xdlops::heuristic(
+            p, 8, [&](const XdlopsTile& t) { return with(t).really_valid(p, q); },
+            [&](const XdlopsTile& t) { return hip_implicit_gemm::xdlops_fast_for_tuning(t, p, s.m, s.n, std::nullopt, compute_units); }));
+    });
 }
 
 class ConvHipImplicitGemmForwardV4R5Xdlops : public DeprecatedSolver {

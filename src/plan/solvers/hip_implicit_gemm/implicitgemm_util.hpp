@@ -33,10 +33,34 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 namespace kdbgen::hip_implicit_gemm {
+
+// The xdlops heuristics (a walk over thousands of tiles) are planning's hot spot, and the
+// planner asks a solver whether it applies and then for its kernels, for one problem on
+// one card at a time: a heuristic keeps its last answer per thread (one cache per
+// `compute` type, i.e. per call site). Only for answers that depend on nothing but the
+// problem, the CU count and `variant`.
+template <typename Compute>
+std::invoke_result_t<Compute&> last_answer(const ConvProblem& problem, unsigned compute_units, int variant,
+                                           Compute&& compute) {
+    using Result = std::invoke_result_t<Compute&>;
+    struct Last {
+        std::optional<ConvProblem> problem;
+        unsigned compute_units = 0;
+        int variant = 0;
+        Result result{};
+    };
+    thread_local Last last;
+    if (last.problem && last.compute_units == compute_units && last.variant == variant && *last.problem == problem)
+        return last.result;
+    Result result = compute();
+    last.problem = problem, last.compute_units = compute_units, last.variant = variant, last.result = result;
+    return result;
+}
 
 // IsComposableKernelSupportedHardware: gfx803 with 64 CUs, gfx900, gfx906, gfx908, gfx90a, gfx94x, gfx103x.
 bool composable_kernel_hardware(const Target& target);
