@@ -135,12 +135,7 @@ struct Config : hip_implicit_gemm::GemmTile {
         if (GemmNPerBlock > 2 * GemmMPerBlock && s.m % (2 * GemmMPerBlock) == 0) return false;
         if (GemmMPerWave > 2 * GemmNPerWave && GemmNPerBlock % (2 * GemmNPerWave) == 0) return false;
         if (GemmNPerWave > 2 * GemmMPerWave && GemmMPerBlock % (2 * GemmMPerWave) == 0) return false;
-        const int block = waves * 64;
-        const int a_per_thread = GemmKPerBlock * GemmMPerBlock * GemmKPack / block;
-        const int b_per_thread = GemmKPerBlock * GemmNPerBlock * GemmKPack / block;
-        if (p.IsFp32() && (a_per_thread > 16 || b_per_thread > 16)) return false;
-        if ((p.IsFp16() || p.IsBfp16()) && (a_per_thread > 32 || b_per_thread > 32)) return false;
-        return true;
+        return hip_implicit_gemm::copies_per_thread_fit(p, waves, GemmKPerBlock, GemmMPerBlock, GemmNPerBlock, GemmKPack);
     }
 };
 

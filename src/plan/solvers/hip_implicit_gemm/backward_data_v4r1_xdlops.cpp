@@ -222,12 +222,8 @@ struct Config {
         if (!hip_implicit_gemm::grid_not_too_large(s.m, s.n, GemmMPerBlock, GemmNPerBlock, compute_units)) return false;
         const int waves = (GemmMPerBlock / GemmMPerWave) * (GemmNPerBlock / GemmNPerWave);
         if (!(waves > 1 && waves <= 4)) return false;
-        const int block = waves * 64;
-        const int a_per_thread = GemmKPerBlock * GemmMPerBlock * GemmKPACKSize / block;
-        const int b_per_thread = GemmKPerBlock * GemmNPerBlock * GemmKPACKSize / block;
-        if (p.IsFp32() && (a_per_thread > 16 || b_per_thread > 16)) return false;
-        if ((p.IsFp16() || p.IsBfp16()) && (a_per_thread > 32 || b_per_thread > 32)) return false;
-        return true;
+        return hip_implicit_gemm::copies_per_thread_fit(p, waves, GemmKPerBlock, GemmMPerBlock, GemmNPerBlock,
+                                                        GemmKPACKSize);
     }
 };
 

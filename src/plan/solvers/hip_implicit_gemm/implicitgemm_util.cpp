@@ -648,6 +648,15 @@ XdlopsCopy xdlops_a_copy(const GemmTile& t, bool more_gemm_k, const ConvView& p,
     return out;
 }
 
+bool copies_per_thread_fit(const ConvView& p, int waves, int k_per_block, int m_per_block, int n_per_block, int kpack) {
+    const int block = waves * 64;
+    const int a_per_thread = k_per_block * m_per_block * kpack / block;
+    const int b_per_thread = k_per_block * n_per_block * kpack / block;
+    if (p.IsFp32() && (a_per_thread > 16 || b_per_thread > 16)) return false;
+    if ((p.IsFp16() || p.IsBfp16()) && (a_per_thread > 32 || b_per_thread > 32)) return false;
+    return true;
+}
+
 bool xdlops_fast_for_tuning(const GemmTile& t, const ConvView& p, long gemm_m, long gemm_n,
                             std::optional<long> k_total_gate, unsigned compute_units) {
     // 128x128 wave-wise GEMMs spill registers.
@@ -660,12 +669,7 @@ bool xdlops_fast_for_tuning(const GemmTile& t, const ConvView& p, long gemm_m, l
     if (t.GemmNPerBlock > 2 * t.GemmMPerBlock && gemm_m % (2 * t.GemmMPerBlock) == 0) return false;
     if (t.GemmMPerWave > 2 * t.GemmNPerWave && t.GemmNPerBlock % (2 * t.GemmNPerWave) == 0) return false;
     if (t.GemmNPerWave > 2 * t.GemmMPerWave && t.GemmMPerBlock % (2 * t.GemmMPerWave) == 0) return false;
-    // Not too much data per thread.
-    const int block = waves * 64;
-    const int a_per_thread = t.GemmKPerBlock * t.GemmMPerBlock * t.GemmKPack / block;
-    const int b_per_thread = t.GemmKPerBlock * t.GemmNPerBlock * t.GemmKPack / block;
-    if (p.IsFp32() && (a_per_thread > 16 || b_per_thread > 16)) return false;
-    if ((p.IsFp16() || p.IsBfp16()) && (a_per_thread > 32 || b_per_thread > 32)) return false;
+    if (!copies_per_thread_fit(p, waves, t.GemmKPerBlock, t.GemmMPerBlock, t.GemmNPerBlock, t.GemmKPack)) return false;
     // GemmKPerBlock * GemmKPack not too small.
     const int kk = t.GemmKPerBlock * t.GemmKPack;
     if (p.IsFp32()) {

@@ -215,6 +215,10 @@ int int_product(long a, long b);
 // conv_hip_implicit_gemm_bwd_v4r1_xdlops.cpp:432-481):
 // the grid of this blockwise GEMM (int arithmetic) against the grid of the largest one, by multiples of the CU count.
 bool grid_not_too_large(long gemm_m, long gemm_n, int m_per_block, int n_per_block, unsigned compute_units);
+// The "not too much data per thread" rule of the same functions (the forward and backward-weights
+// ones through xdlops_fast_for_tuning): each of a block's threads (64 per wave) copies at most 16
+// values of A and of B for FP32, 32 for FP16 and BF16.
+bool copies_per_thread_fit(const ConvView& p, int waves, int k_per_block, int m_per_block, int n_per_block, int kpack);
 
 // The perf-db record of (problem, solver), when ctx has a perf-db that holds one.
 std::optional<std::string> perf_db_record(const ConvView& p, const SolverContext& ctx, std::string_view solver);
