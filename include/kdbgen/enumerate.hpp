@@ -158,8 +158,14 @@ public:
     void merge(const ProblemSet& other);
     const std::vector<Entry>& entries() const { return entries_; }
     std::size_t count(std::string_view kind) const;
+    // Frees what adding needs (the key index and the origins seen, a third of the set's
+    // memory): the built-in corpus, 2 * 10^5 problems, is added to no more once gathered.
+    // An add() after it makes them again.
+    void finish_adding();
 
 private:
+    void make_index();
+    bool indexed_ = true;
     std::vector<Entry> entries_;
     std::map<std::string, std::size_t> index_;  // kind + key -> entry
     // (entry, origin) pairs seen: a repeated line is found in constant time,
@@ -243,16 +249,22 @@ struct UnreadableFindDbLines {
 // the 3-D keys with two padding values MIOpen 3.3.0 ships in gfx906_64) is
 // skipped and counted there instead; a malformed solver record stays an error.
 std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLines* skip_unreadable_keys = nullptr);
-// The same, keeping the unpacked text of a .bz2 in decoded_dir (named by the
-// packed file's SHA-256) for the next run; an empty decoded_dir keeps nothing.
-std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
-                                      UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+// The same, each entry handed to `take` as it is parsed (an architecture's find-db is 2 * 10^5
+// lines: a reader that keeps less than whole entries never holds them all), keeping the
+// unpacked text of a .bz2 in decoded_dir (named by the packed file's SHA-256) for the next
+// run; an empty decoded_dir keeps nothing.
+void read_find_db_entries(const fs::path& path, const fs::path& decoded_dir, UnreadableFindDbLines* skip_unreadable_keys,
+                          const std::function<void(FindDbEntry&&)>& take);
 // The text of a find-db, unpacked (and kept in decoded_dir as above); accept
 // sees it first and may throw, so a refused file leaves no cache entry.
 std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
                               const std::function<void(std::string_view)>& accept);
 std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
                                        UnreadableFindDbLines* skip_unreadable_keys = nullptr);
+// parse_find_db one entry at a time; returns how many were handed over.
+std::size_t for_each_find_db_entry(std::string_view text, const std::string& origin,
+                                   UnreadableFindDbLines* skip_unreadable_keys,
+                                   const std::function<void(FindDbEntry&&)>& take);
 ProblemSet problems_of(const std::vector<FindDbEntry>& entries, const std::string& origin);
 
 ProblemSet gather_problems(const ProblemSources& sources);

@@ -18,7 +18,8 @@ public:
         long peak_rss_bytes = 0;  // kdbgen's own peak resident memory by the end of the phase
     };
     PhaseClock();
-    // Closes the phase that began at the previous mark.
+    // Closes the phase that began at the previous mark; a name marked before adds to that
+    // phase (a build plans and compiles one group of targets after another).
     void mark(std::string name);
     const std::vector<Phase>& phases() const { return phases_; }
 

@@ -26,6 +26,7 @@
 namespace kdbgen {
 
 class MiopenTree;
+struct PlanCacheUse;
 
 // What a plan is made of.
 struct PlanRequest {
@@ -67,11 +68,23 @@ public:
     Plan plan() const;  // warns once per tree find-db with lines MIOpen never looks up
     // The same plan with other problem sources (the corpus as the request says), without the warnings.
     Plan plan(const ProblemSources& sources) const;
+    // The request's plan made and handed over one group of targets at a time, each freed before
+    // the next is made: a build of every architecture holds one architecture's plan at a time,
+    // not 4 * 10^5 builds. The problems are gathered once; a group's plan is the plan of its
+    // targets alone (cached under them), so the groups' plans together are plan()'s. `take`
+    // returns false to stop; plan_each then returns false. A plan made (not found in the plan
+    // cache) is stored there while `take` has it.
+    bool plan_each(const std::vector<std::vector<Target>>& groups, const std::function<bool(const Plan&)>& take) const;
     bool solver_plan() const;  // planning MIOpen's solvers from a tree (not a manifest)
     const PlanRequest& request() const { return request_; }
 
 private:
-    Plan make(const ProblemSources& sources) const;
+    struct Gathered {
+        std::optional<ProblemSet> given, problems;
+        std::string fingerprint;
+    };
+    Plan make(const ProblemSources& sources, const std::vector<Target>& targets, const Target* next_target,
+              Gathered* gathered, PlanCacheUse* cache_use) const;
     PlanRequest request_;
     struct Solvers;
     std::unique_ptr<Solvers> solvers_;  // null for a manifest plan

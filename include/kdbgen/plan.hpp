@@ -160,6 +160,10 @@ struct SolverPlanOptions {
     // `databases` holds: a build plans once, and holding every architecture's parsed
     // find-dbs until the last one is planned was a third of planning all 25's memory.
     bool keep_databases = true;
+    // Without keep_databases: the target the next plan made with these options starts with
+    // (a build plans its targets a group at a time), whose databases are read ahead while
+    // this plan's last target is evaluated.
+    std::optional<Target> next_target;
     // Where unpacked find-db texts are kept between runs (the build cache's
     // find-db/ folder); empty: unpack every time.
     fs::path decoded_find_db_dir;

@@ -12,18 +12,23 @@
 // An entry is sealed under its full key (cache_entry.hpp) and opened only for
 // that key: a damaged entry, or one swapped in from another key and re-sealed,
 // is removed and the plan made again, never used. Entries are written to a
-// temporary file and renamed; the newest kPlanCacheEntries are kept.
+// temporary file and renamed; the newest kPlanCacheEntries are kept, as far as
+// they fit in kPlanCacheBytes.
 #pragma once
 
 #include "kdbgen/plan.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 
 namespace kdbgen {
 
-inline constexpr std::size_t kPlanCacheEntries = 8;
+// A build plans each architecture alone: planning all 25 stores 25 entries (195 MB in all for
+// MIOpen 3.3's corpus), which a warm run must find again.
+inline constexpr std::size_t kPlanCacheEntries = 64;
+inline constexpr std::uintmax_t kPlanCacheBytes = std::uintmax_t{1} << 30;
 
 // The plan's key; empty when the inputs cannot be identified (no MIOpen tree).
 // What the key holds of the problems: every entry's kind, key and origins.
@@ -40,6 +45,11 @@ struct PlanCacheUse {
     bool hit = false;
     std::string key;
     double seconds = 0;  // reading or writing the entry
+    // Set by the caller: a plan made (not found) is returned unstored, and `store` stores it
+    // (its entry stays locked until then). A build stores an architecture's plan on a thread
+    // of its own while it hands the plan to the compiler; the plan must not change meanwhile.
+    bool defer_store = false;
+    std::function<void(const Plan&)> store;
 };
 
 // plan_from_problems through the cache in cache_dir/plan/ (no cache when cache_dir is empty).

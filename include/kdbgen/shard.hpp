@@ -19,7 +19,8 @@ ShardSpec parse_shard(std::string_view text);  // "2/3" -> {1, 3}; InputError ot
 double estimated_compile_cost(const KernelBuild& build);
 std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsigned count);
 std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count);
-// Keeps the plan's builds that shard `spec` builds, in their order.
-void keep_shard(Plan& plan, const ShardSpec& spec);
+// The plan with only the builds shard `spec` builds, in their order (a copy: the plan is
+// being stored in the plan cache meanwhile).
+Plan shard_of(const Plan& plan, const ShardSpec& spec);
 
 }  // namespace kdbgen

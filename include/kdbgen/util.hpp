@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,8 @@ public:
     Sha256& operator=(const Sha256&) = delete;
     // Each part is length-prefixed so ("ab","c") and ("a","bc") differ.
     Sha256& add(std::string_view part);
+    // One part given in pieces: the same as add() of their concatenation.
+    Sha256& add(std::initializer_list<std::string_view> pieces);
     std::string hex();
 
 private:
@@ -79,6 +82,8 @@ private:
     int cleanup_slot_ = -1;  // removed by the interrupt handler too
 };
 void write_file_atomic(const fs::path& path, std::span<const char> data);
+// The parts one after another, as one file.
+void write_file_atomic(const fs::path& path, const std::vector<std::span<const char>>& parts);
 
 std::vector<std::string> split(std::string_view text, char separator);
 // Splits on runs of blanks, as MIOpen's SplitSpaceSeparated does.

@@ -168,9 +168,10 @@ std::string_view interned(std::string_view name) {
     return *it;
 }
 
-std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
-                                       UnreadableFindDbLines* skip_unreadable_keys) {
-    std::vector<FindDbEntry> entries;
+std::size_t for_each_find_db_entry(std::string_view text, const std::string& origin,
+                                   UnreadableFindDbLines* skip_unreadable_keys,
+                                   const std::function<void(FindDbEntry&&)>& take) {
+    std::size_t entries = 0;
     std::size_t number = 0;
     for_each_piece(text, '\n', [&](std::string_view raw) {
         ++number;
@@ -236,10 +237,19 @@ std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string&
             solver.workspace = *workspace;
             entry.solvers.push_back(std::move(solver));
         });
-        entries.push_back(std::move(entry));
+        ++entries;
+        take(std::move(entry));
     });
-    if (entries.empty() && !(skip_unreadable_keys && skip_unreadable_keys->count))
+    if (!entries && !(skip_unreadable_keys && skip_unreadable_keys->count))
         throw InputError(located(origin, 0, "the find-db has no lines"));
+    return entries;
+}
+
+std::vector<FindDbEntry> parse_find_db(std::string_view text, const std::string& origin,
+                                       UnreadableFindDbLines* skip_unreadable_keys) {
+    std::vector<FindDbEntry> entries;
+    for_each_find_db_entry(text, origin, skip_unreadable_keys,
+                           [&](FindDbEntry&& entry) { entries.push_back(std::move(entry)); });
     return entries;
 }
 
@@ -256,13 +266,12 @@ std::vector<FindDbEntry> read_find_db(const fs::path& path, UnreadableFindDbLine
     return entries;
 }
 
-std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
-                              const std::function<void(std::string_view)>& accept) {
-    if (decoded_dir.empty() || path.extension() != ".bz2") {
-        std::string text = read_text_maybe_bz2(path);
-        accept(text);
-        return text;
-    }
+namespace {
+
+// The unpacked text of a .bz2 find-db, kept in decoded_dir, handed to accept (which may
+// throw first); nothing is copied (an architecture's text is 60 MB).
+void visit_find_db_text(const fs::path& path, const fs::path& decoded_dir,
+                        const std::function<void(std::string_view)>& accept) {
     // Unpacking bzip2 was the largest single part of planning a whole find-db
     // (gfx90a6e: 3.5 MB packed); the text is kept under the packed file's
     // SHA-256, so a changed find-db never meets a stale text.
@@ -280,7 +289,7 @@ std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
             if (const auto text = open_cache_entry("find-db-text", source_digest,
                                                    std::string_view(stored.data(), stored.size()), &why)) {
                 accept(*text);
-                return std::string(*text);
+                return;
             }
         }
         report_refused_cache_entry("find-db-text", decoded, why);
@@ -296,21 +305,39 @@ std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
     accept(std::string_view(text.data(), text.size()));
     try {
         fs::create_directories(decoded_dir);
-        write_file_atomic(decoded, seal_cache_entry("find-db-text", source_digest, text));
+        write_cache_entry(decoded, "find-db-text", source_digest, {std::string_view(text.data(), text.size())});
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.
     }
-    return std::string(text.data(), text.size());
 }
 
-std::vector<FindDbEntry> read_find_db(const fs::path& path, const fs::path& decoded_dir,
-                                      UnreadableFindDbLines* skip_unreadable_keys) {
-    if (decoded_dir.empty() || path.extension() != ".bz2") return read_find_db(path, skip_unreadable_keys);
-    std::vector<FindDbEntry> entries;
-    read_find_db_text(path, decoded_dir, [&](std::string_view text) {
-        entries = parse_find_db(text, path.string(), skip_unreadable_keys);
+}  // namespace
+
+std::string read_find_db_text(const fs::path& path, const fs::path& decoded_dir,
+                              const std::function<void(std::string_view)>& accept) {
+    std::string text;
+    if (decoded_dir.empty() || path.extension() != ".bz2") {
+        text = read_text_maybe_bz2(path);
+        accept(text);
+        return text;
+    }
+    visit_find_db_text(path, decoded_dir, [&](std::string_view unpacked) {
+        accept(unpacked);
+        text = unpacked;
     });
-    return entries;
+    return text;
+}
+
+void read_find_db_entries(const fs::path& path, const fs::path& decoded_dir, UnreadableFindDbLines* skip_unreadable_keys,
+                          const std::function<void(FindDbEntry&&)>& take) {
+    std::size_t entries = 0;
+    const auto parse = [&](std::string_view text) {
+        entries = for_each_find_db_entry(text, path.string(), skip_unreadable_keys, take);
+    };
+    if (decoded_dir.empty() || path.extension() != ".bz2") parse(read_text_maybe_bz2(path));
+    else visit_find_db_text(path, decoded_dir, parse);
+    // An empty find-db names no solver and no problem: it is never what was meant.
+    if (!entries) throw InputError(located(path.string(), 0, "find-db has no records"));
 }
 
 }  // namespace kdbgen

@@ -300,7 +300,22 @@ std::string problem_key(const Problem& problem) {
         problem);
 }
 
+void ProblemSet::finish_adding() {
+    decltype(index_)().swap(index_);
+    decltype(origin_seen_)().swap(origin_seen_);
+    indexed_ = false;
+}
+
+void ProblemSet::make_index() {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        index_.emplace(std::string(problem_kind(entries_[i].problem)) + "\n" + entries_[i].key, i);
+        for (const auto& origin : entries_[i].origins) origin_seen_.insert(std::to_string(i) + "\n" + origin);
+    }
+    indexed_ = true;
+}
+
 void ProblemSet::add(Problem problem, std::string origin) {
+    if (!indexed_) make_index();
     std::string key = problem_key(problem);
     const std::string index_key = std::string(problem_kind(problem)) + "\n" + key;
     const auto it = index_.find(index_key);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 #include <set>
 
 namespace kdbgen {
@@ -78,8 +79,7 @@ void check_find_dbs_serve_targets(const std::vector<fs::path>& find_dbs, const s
 }
 
 // One warning per tree find-db with lines MIOpen can never look up (read once, however many targets share it).
-void warn_unreadable_lines(const Plan& plan) {
-    std::set<std::string> warned;
+void warn_unreadable_lines(const Plan& plan, std::set<std::string>& warned) {
     for (const auto& skipped : plan.unreadable_lines) {
         if (!warned.insert(skipped.find_db).second) continue;
         fmt::print(stderr,
@@ -133,14 +133,38 @@ Planner::~Planner() = default;
 bool Planner::solver_plan() const { return solvers_ != nullptr; }
 
 Plan Planner::plan() const {
-    Plan plan = make(request_.sources);
-    warn_unreadable_lines(plan);
+    std::set<std::string> warned;
+    Plan plan = make(request_.sources, request_.targets, nullptr, nullptr, nullptr);
+    warn_unreadable_lines(plan, warned);
     return plan;
 }
 
-Plan Planner::plan(const ProblemSources& sources) const { return make(sources); }
+Plan Planner::plan(const ProblemSources& sources) const {
+    return make(sources, request_.targets, nullptr, nullptr, nullptr);
+}
 
-Plan Planner::make(const ProblemSources& sources) const {
+bool Planner::plan_each(const std::vector<std::vector<Target>>& groups,
+                        const std::function<bool(const Plan&)>& take) const {
+    std::set<std::string> warned;
+    Gathered gathered;  // the problems, read at most once for all groups
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        PlanCacheUse cache;
+        cache.defer_store = true;
+        const Target* next = g + 1 < groups.size() ? &groups[g + 1].front() : nullptr;
+        const Plan plan = make(request_.sources, groups[g], next, &gathered, &cache);
+        // A new plan's cache entry is written on a thread of its own while the plan is handed
+        // over (it is read, never changed, by both); declared after the plan, so that it is
+        // done before the plan goes, whatever happens.
+        std::future<void> stored;
+        if (cache.store) stored = std::async(std::launch::async, [&] { cache.store(plan); });
+        warn_unreadable_lines(plan, warned);
+        if (!take(plan)) return false;
+    }
+    return true;
+}
+
+Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& targets, const Target* next_target,
+                   Gathered* gathered, PlanCacheUse* cache_use) const {
     if (!solvers_) {
         if (!sources.empty())
             throw InputError("planning kernels for networks, logs, find-dbs or ONNX models needs a MIOpen source tree: "
@@ -148,46 +172,52 @@ Plan Planner::make(const ProblemSources& sources) const {
         const fs::path manifest =
             request_.manifest.empty() ? data_path("configs") / "demo" / "kernels.toml" : request_.manifest;
         const fs::path kernels = request_.kernels_dir.empty() ? data_path("kernels") : request_.kernels_dir;
-        return plan_from_manifest(manifest, kernels, request_.targets);
+        return plan_from_manifest(manifest, kernels, targets);
     }
-    const auto& targets = request_.targets;
+    Gathered once;
+    if (!gathered) gathered = &once;
     // With a MIOpen tree a find-db names the solvers for the target it is named after; with no
     // other problem source, each target's find-db (given, or the tree's) is also its problem list.
     ProblemSources problem_only = sources;
     problem_only.find_dbs.clear();
     check_find_dbs_serve_targets(solvers_->options.find_dbs, targets);
     SolverPlanOptions plan_options = solvers_->options;
-    Plan plan;
+    if (next_target) plan_options.next_target = *next_target;
     if (corpus_enabled(request_, sources)) {
         const CorpusOptions corpus = corpus_options(request_, solvers_->options, *solvers_->tree, sources);
         plan_options.complete_key_families = true;
-        const ProblemSet given = gather_problems(problem_only);
-        if (!request_.quiet)
-            fmt::print(stderr, "kdbgen: planning the built-in corpus (the find-dbs of the MIOpen tree{}){}\n",
-                       request_.zoo ? " and the network zoo" : "", given.entries().empty() ? "" : " and the problems given");
+        if (!gathered->given) {
+            gathered->given = gather_problems(problem_only);
+            if (!request_.quiet)
+                fmt::print(stderr, "kdbgen: planning the built-in corpus (the find-dbs of the MIOpen tree{}){}\n",
+                           request_.zoo ? " and the network zoo" : "",
+                           gathered->given->entries().empty() ? "" : " and the problems given");
+            gathered->fingerprint = corpus_fingerprint(corpus) + problem_set_fingerprint(*gathered->given);
+        }
         // Gathered only when the plan cache has no entry: reading 1.1 million find-db lines is
         // most of a warm plan's time otherwise.
-        ProblemSet problems;
-        const std::string fingerprint = corpus_fingerprint(corpus) + problem_set_fingerprint(given);
-        plan = cached_plan_from_source(
-            fingerprint,
+        return cached_plan_from_source(
+            gathered->fingerprint,
             [&]() -> const ProblemSet& {
-                problems = corpus_problems(corpus);
-                problems.merge(given);
-                return problems;
+                if (!gathered->problems) {
+                    gathered->problems = corpus_problems(corpus);
+                    gathered->problems->merge(*gathered->given);
+                    gathered->problems->finish_adding();
+                }
+                return *gathered->problems;
             },
-            targets, plan_options, solvers_->plan_cache_dir);
-    } else {
-        ProblemSet problems = gather_problems(problem_only);
+            targets, plan_options, solvers_->plan_cache_dir, cache_use);
+    }
+    if (!gathered->problems) {
+        gathered->problems = gather_problems(problem_only);
         // Only with no problem source at all do the find-dbs become the problem list.
-        plan_options.find_db_problems_when_empty = problem_only.empty();
         if (problem_only.empty() && !request_.quiet)
             fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx) and --corpus off: "
                                "the problems are every line of each target's find-db{}\n",
                        sources.find_dbs.empty() ? " in the MIOpen tree" : " given");
-        plan = cached_plan_from_problems(problems, targets, plan_options, solvers_->plan_cache_dir);
     }
-    return plan;
+    plan_options.find_db_problems_when_empty = problem_only.empty();
+    return cached_plan_from_problems(*gathered->problems, targets, plan_options, solvers_->plan_cache_dir, cache_use);
 }
 
 Plan plan(const PlanRequest& request) { return Planner(request).plan(); }

@@ -169,7 +169,8 @@ void deduplicate(Plan& plan) {
         std::size_t index;
     };
     // The order is target spec first, so each target's keys are sorted on their own, the
-    // targets shared out over two threads, largest first, and joined in spec order.
+    // targets shared out over two threads, largest first (one target: its two halves), and
+    // joined in spec order.
     std::map<std::string, std::vector<Key>> by_target;
     for (std::size_t i = 0; i < plan.builds.size(); ++i) {
         const auto& b = plan.builds[i].build;
@@ -180,19 +181,27 @@ void deduplicate(Plan& plan) {
     std::vector<std::vector<Key>*> groups;
     for (auto& [spec, group] : by_target) groups.push_back(&group);
     std::stable_sort(groups.begin(), groups.end(), [](const auto* a, const auto* b) { return a->size() > b->size(); });
-    const auto sort_group = [&](std::vector<Key>& group) {
-        std::sort(group.begin(), group.end(), [&](const Key& a, const Key& b) {
-            if (const int c = a.name.compare(b.name)) return c < 0;
-            if (const int c = compare_args_of_one_target(plan.builds[a.index].build, plan.builds[b.index].build))
-                return c < 0;
-            return a.index < b.index;
-        });
+    const auto less = [&](const Key& a, const Key& b) {
+        if (const int c = a.name.compare(b.name)) return c < 0;
+        if (const int c = compare_args_of_one_target(plan.builds[a.index].build, plan.builds[b.index].build))
+            return c < 0;
+        return a.index < b.index;
     };
+    const auto sort_group = [&](std::vector<Key>& group) { std::sort(group.begin(), group.end(), less); };
     std::atomic<std::size_t> next{0};
     const auto sort_groups = [&] {
         for (std::size_t g = next++; g < groups.size(); g = next++) sort_group(*groups[g]);
     };
-    if (groups.size() > 1 && plan.builds.size() > 10000) {
+    if (groups.size() == 1 && plan.builds.size() > 10000) {
+        // One target (a build plans each architecture alone): its halves sorted side by side
+        // and merged; the order is total (the index breaks ties), so the same as one sort.
+        auto& group = *groups.front();
+        const auto middle = group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2);
+        auto first_half = std::async(std::launch::async, [&] { std::sort(group.begin(), middle, less); });
+        std::sort(middle, group.end(), less);
+        first_half.get();
+        std::inplace_merge(group.begin(), middle, group.end(), less);
+    } else if (groups.size() > 1 && plan.builds.size() > 10000) {
         auto other = std::async(std::launch::async, sort_groups);
         sort_groups();
         other.get();

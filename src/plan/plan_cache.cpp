@@ -11,7 +11,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <unordered_map>
+#include <tuple>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -77,43 +77,58 @@ public:
     void u32(std::uint32_t v) { raw(&v, sizeof v); }
     void u64(std::uint64_t v) { raw(&v, sizeof v); }
     void str(std::string_view s) {
-        auto it = ids_.find(s);
-        if (it == ids_.end()) {
-            it = ids_.emplace(std::string(s), static_cast<std::uint32_t>(table_.size())).first;
-            table_.push_back(&it->first);
-        }
-        u32(it->second);
+        if (2 * (table_.size() + 1) > slots_.size()) grow();
+        const std::uint64_t hash = std::hash<std::string_view>()(s);
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t at = hash & mask;
+        for (; slots_[at].id; at = (at + 1) & mask)
+            if (slots_[at].hash == hash && table_[slots_[at].id - 1] == s) return u32(slots_[at].id - 1);
+        table_.emplace_back(s);
+        slots_[at] = {hash, static_cast<std::uint32_t>(table_.size())};
+        u32(static_cast<std::uint32_t>(table_.size() - 1));
     }
     // Option strings as their space-separated words, each in the table: a HIP
     // implicit-GEMM kernel's 3 KB of -D defines share most words with the others.
     void words(std::string_view text) {
-        std::vector<std::string_view> parts;
+        u64(static_cast<std::uint64_t>(std::count(text.begin(), text.end(), ' ')) + 1);
         for (std::size_t start = 0;;) {
             const std::size_t space = text.find(' ', start);
-            parts.push_back(text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start));
+            str(text.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start));
             if (space == std::string_view::npos) break;
             start = space + 1;
         }
-        list(parts, [&](std::string_view part) { str(part); });
     }
     template <typename List, typename Each>
     void list(const List& items, Each each) {
         u64(items.size());
         for (const auto& item : items) each(item);
     }
+    // The string table (with the magic before it) and the records: written one after the
+    // other, they are the payload, with no copy of the records made.
+    std::string head() const {
+        std::string out(kMagic);
+        const auto put32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        put32(static_cast<std::uint32_t>(table_.size()));
+        for (const auto& s : table_) {
+            put32(static_cast<std::uint32_t>(s.size()));
+            out += s;
+        }
+        return out;
+    }
+    const std::string& body() const { return body_; }
     // One copy of the body at a time: a plan of all 25 architectures is hundreds of megabytes.
     Bytes finish() {
         std::size_t size = kMagic.size() + 4 + body_.size();
-        for (const auto* s : table_) size += 4 + s->size();
+        for (const auto& s : table_) size += 4 + s.size();
         Bytes out;
         out.reserve(size);
         const auto append = [&](std::string_view bytes) { out.insert(out.end(), bytes.begin(), bytes.end()); };
         const auto put32 = [&](std::uint32_t v) { append({reinterpret_cast<const char*>(&v), sizeof v}); };
         append(kMagic);
         put32(static_cast<std::uint32_t>(table_.size()));
-        for (const auto* s : table_) {
-            put32(static_cast<std::uint32_t>(s->size()));
-            append(*s);
+        for (const auto& s : table_) {
+            put32(static_cast<std::uint32_t>(s.size()));
+            append(s);
         }
         append(body_);
         std::string().swap(body_);
@@ -122,13 +137,26 @@ public:
 
 private:
     void raw(const void* data, std::size_t size) { body_.append(static_cast<const char*>(data), size); }
+    void grow() {
+        std::vector<Slot> slots(std::max<std::size_t>(1024, 2 * slots_.size()));
+        const std::size_t mask = slots.size() - 1;
+        for (const Slot& slot : slots_) {
+            if (!slot.id) continue;
+            std::size_t at = slot.hash & mask;
+            while (slots[at].id) at = (at + 1) & mask;
+            slots[at] = slot;
+        }
+        slots_ = std::move(slots);
+    }
     std::string body_;
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    // The strings by number, found by open addressing on their hash: storing a plan of all
+    // 25 architectures looks up 10^7 words, and a node-based map was most of its time.
+    struct Slot {
+        std::uint64_t hash = 0;
+        std::uint32_t id = 0;  // table index + 1; 0: empty
     };
-    std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ids_;
-    std::vector<const std::string*> table_;
+    std::vector<std::string> table_;
+    std::vector<Slot> slots_;
 };
 
 class Reader {
@@ -246,6 +274,10 @@ std::string plan_cache_key_for(std::string_view problems_fingerprint, const std:
                         options.complete_key_families));
     for (const auto& name : options.excluded_solvers) key.add("exclude " + name);
     for (const auto& [processor, cus] : options.compute_units) {
+        // Only the cards of these targets: a build plans each architecture alone, and
+        // `--targets gfx1100` meets the entry `--targets-file arch.txt` stored.
+        if (std::none_of(targets.begin(), targets.end(), [&](const Target& t) { return t.name() == processor; }))
+            continue;
         std::string line = "cus " + processor;
         for (const unsigned c : cus) line += fmt::format(" {}", c);
         key.add(line);
@@ -261,8 +293,9 @@ std::string plan_cache_key(const ProblemSet& problems, const std::vector<Target>
     return plan_cache_key_for(problem_set_fingerprint(problems), targets, options);
 }
 
-Bytes serialize_plan(const Plan& plan, std::string_view key) {
-    Writer w;
+namespace {
+
+void write_plan(Writer& w, const Plan& plan) {
     std::vector<std::string> specs;
     for (const auto& target : plan.targets) specs.push_back(target.spec());
     w.list(plan.targets, [&](const Target& t) { w.str(t.spec()); });
@@ -306,9 +339,14 @@ Bytes serialize_plan(const Plan& plan, std::string_view key) {
         w.u64(s.lines.count), w.u64(s.lines.first_line);
         w.str(s.lines.first_reason);
     });
-    const Bytes body = w.finish();
-    w = Writer();  // its string table goes before the sealed copy is made
-    return seal_cache_entry("plan", key, body);
+}
+
+}  // namespace
+
+Bytes serialize_plan(const Plan& plan, std::string_view key) {
+    Writer w;
+    write_plan(w, plan);
+    return seal_cache_entry("plan", key, w.finish());
 }
 
 Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets, std::string_view key) {
@@ -398,7 +436,9 @@ Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::f
                              const fs::path& cache_dir, PlanCacheUse* use) {
     PlanCacheUse local;
     if (!use) use = &local;
+    const bool defer_store = use->defer_store;
     *use = {};
+    use->defer_store = defer_store;
     const std::string key = cache_dir.empty() ? "" : plan_cache_key_for(problems_fingerprint, targets, options);
     if (key.empty()) return plan_from_problems(problems(), targets, options);
     use->key = key;
@@ -412,7 +452,8 @@ Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::f
     const bool had_cache = fs::exists(cache_dir, ec), had_folder = fs::exists(folder, ec);
     fs::create_directories(folder, ec);
     const fs::path lock_path = folder / (key + ".lock");
-    std::optional<EntryLock> lock(std::in_place, lock_path);
+    // Held until the entry is stored, here or by whoever the store is handed to.
+    auto lock = std::make_shared<std::optional<EntryLock>>(std::in_place, lock_path);
     if (fs::exists(fs::symlink_status(entry, ec))) {
         try {
             if (!fs::is_regular_file(fs::symlink_status(entry, ec))) throw std::runtime_error("not a regular file");
@@ -434,28 +475,44 @@ Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::f
         plan = plan_from_problems(problems(), targets, options);
     } catch (...) {
         // Bad input leaves the cache as it was.
-        lock.reset();
+        lock->reset();
         fs::remove(lock_path, ec);
         if (!had_folder) fs::remove(folder, ec);
         if (!had_cache) fs::remove(cache_dir, ec);
         throw;
     }
-    started = Clock::now();
-    try {
-        const Bytes data = serialize_plan(plan, key);
-        write_file_atomic(entry, std::span<const char>(data.data(), data.size()));
-        // Keep the newest few: a whole-architecture plan is tens of megabytes.
-        std::vector<std::pair<fs::file_time_type, fs::path>> entries;
-        for (const auto& file : fs::directory_iterator(folder, ec))
-            if (file.path().extension() == ".plan") entries.emplace_back(file.last_write_time(ec), file.path());
-        std::sort(entries.begin(), entries.end(), std::greater<>());
-        for (std::size_t i = kPlanCacheEntries; i < entries.size(); ++i) {
-            fs::remove(entries[i].second, ec);
-            remove_if_unlocked(fs::path(entries[i].second).replace_extension(".lock"));
+    auto store = [entry, folder, key, lock](const Plan& planned) {
+        try {
+            Writer w;
+            write_plan(w, planned);
+            write_cache_entry(entry, "plan", key, {w.head(), w.body()});
+            // Keep the newest that fit the budget, and always this one: an architecture's plan is
+            // megabytes, and a build of every architecture stores one entry per architecture.
+            std::error_code ec;
+            std::vector<std::tuple<fs::file_time_type, fs::path, std::uintmax_t>> entries;
+            for (const auto& file : fs::directory_iterator(folder, ec))
+                if (file.path().extension() == ".plan")
+                    entries.emplace_back(file.last_write_time(ec), file.path(), file.file_size(ec));
+            std::sort(entries.begin(), entries.end(), std::greater<>());
+            std::uintmax_t kept_bytes = 0;
+            for (std::size_t i = 0; i < entries.size(); ++i) {
+                const auto& [time, path, size] = entries[i];
+                kept_bytes += size;
+                if (path == entry || (i < kPlanCacheEntries && kept_bytes <= kPlanCacheBytes)) continue;
+                fs::remove(path, ec);
+                remove_if_unlocked(fs::path(path).replace_extension(".lock"));
+            }
+        } catch (const std::exception&) {
+            // A plan that cannot be stored only costs the next run the planning.
         }
-    } catch (const std::exception&) {
-        // A plan that cannot be stored only costs the next run the planning.
+        lock->reset();
+    };
+    if (use->defer_store) {
+        use->store = std::move(store);
+        return plan;
     }
+    started = Clock::now();
+    store(plan);
     use->seconds = std::chrono::duration<double>(Clock::now() - started).count();
     plan.timings.cache = use->seconds;
     return plan;

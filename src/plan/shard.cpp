@@ -115,14 +115,17 @@ std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& build
     return shard;
 }
 
-void keep_shard(Plan& plan, const ShardSpec& spec) {
+Plan shard_of(const Plan& plan, const ShardSpec& spec) {
     std::vector<const KernelBuild*> all;
     for (const auto& planned : plan.builds) all.push_back(&planned.build);
     const auto shards = assign_shards(all, spec.count);
-    std::vector<PlannedBuild> mine;
+    Plan mine;
+    mine.targets = plan.targets;
+    mine.uncovered = plan.uncovered;
+    mine.timings = plan.timings;
     for (std::size_t i = 0; i < plan.builds.size(); ++i)
-        if (shards[i] == spec.index) mine.push_back(std::move(plan.builds[i]));
-    plan.builds = std::move(mine);
+        if (shards[i] == spec.index) mine.builds.push_back(plan.builds[i]);
+    return mine;
 }
 
 }  // namespace kdbgen

@@ -88,8 +88,9 @@ bool coverage_status_never_asked(Status status) {
 
 namespace {
 
+// The problem itself is not kept: the key names it (parse_conv_problem_key), and a parsed
+// problem per line was half of an architecture's find-dbs in memory (200 MB for gfx90a).
 struct FindDbLine {
-    ConvProblem problem;
     std::vector<FindDbSolver> items;  // as listed, duplicates dropped
 };
 
@@ -122,15 +123,15 @@ enum class FindDbOrigin { Given, MiopenTree };
 FindDbFile read_find_db_file(const fs::path& path, unsigned compute_units, FindDbOrigin origin,
                               const fs::path& decoded_dir) {
     FindDbFile file{path, compute_units, {}, {}};
-    for (auto& entry : read_find_db(path, decoded_dir, origin == FindDbOrigin::MiopenTree ? &file.unreadable : nullptr)) {
-        auto [it, added] = file.lines.try_emplace(entry.key);
-        if (added) it->second.problem = std::move(entry.problem);
-        auto& items = it->second.items;
-        // DbRecord::ParseContents keeps the first of duplicate ids (src/db_record.cpp:155-159).
-        for (auto& s : entry.solvers)
-            if (std::none_of(items.begin(), items.end(), [&](const FindDbSolver& have) { return have.solver == s.solver; }))
-                items.push_back(std::move(s));
-    }
+    read_find_db_entries(path, decoded_dir, origin == FindDbOrigin::MiopenTree ? &file.unreadable : nullptr,
+                         [&](FindDbEntry&& entry) {
+                             auto& items = file.lines[std::move(entry.key)].items;
+                             // DbRecord::ParseContents keeps the first of duplicate ids (src/db_record.cpp:155-159).
+                             for (auto& s : entry.solvers)
+                                 if (std::none_of(items.begin(), items.end(),
+                                                  [&](const FindDbSolver& have) { return have.solver == s.solver; }))
+                                     items.push_back(std::move(s));
+                         });
     return file;
 }
 
@@ -224,6 +225,28 @@ public:
         return it->second;
     }
 
+    // A plan that does not keep databases reads the target it plans next on a thread of its
+    // own while it evaluates one, across plans made with copies of the same options too (a
+    // build plans each group of targets alone): reading an architecture's find-dbs otherwise
+    // leaves a core idle for seconds.
+    void read_ahead(const Target& target, const SolverPlanOptions& options) {
+        if (ahead_.valid() && ahead_spec_ == target.spec()) return;
+        SolverPlanOptions copy = options;
+        copy.databases.reset();  // the reading thread must not keep this cache alive
+        ahead_spec_ = target.spec();
+        ahead_ = std::async(std::launch::async, [copy = std::move(copy), target] {
+            auto databases = std::make_unique<TargetDatabaseCache>();
+            databases->get(target, copy);
+            return databases;
+        });
+    }
+    // The databases read ahead for target, or read now.
+    std::unique_ptr<TargetDatabaseCache> take_read_ahead(const Target& target, const SolverPlanOptions& options) {
+        read_ahead(target, options);
+        ahead_spec_.clear();
+        return ahead_.get();
+    }
+
 private:
     static std::string join_numbers(const std::vector<unsigned>& values) {
         std::string out;
@@ -231,6 +254,8 @@ private:
         return out;
     }
     std::map<std::string, TargetDatabases> by_target_;
+    std::string ahead_spec_;
+    std::future<std::unique_ptr<TargetDatabaseCache>> ahead_;
 };
 
 std::shared_ptr<TargetDatabaseCache> make_target_database_cache() { return std::make_shared<TargetDatabaseCache>(); }
@@ -784,6 +809,9 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
                 } catch (...) {
                     errors[c] = std::current_exception();
                 }
+                // What the chunk's evaluation freed lies between the builds it keeps; given
+                // back now, it does not add up over an architecture (300 MB of gfx90a's RSS).
+                ::malloc_trim(0);
             }
         });
     for (auto& worker : workers) worker.join();
@@ -814,24 +842,17 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
     const auto seconds_since = [](Clock::time_point start) {
         return std::chrono::duration<double>(Clock::now() - start).count();
     };
-    // Databases a plan does not keep are read one target ahead, on a thread of their own,
-    // while the target before is evaluated: reading a find-db architecture's own lines
-    // otherwise leaves a core idle for seconds.
+    // Databases a plan does not keep are read one target ahead (after the last, the next
+    // plan's first), on a thread of their own, while the target before is evaluated.
     const bool shared = options.databases && options.keep_databases;
-    const auto read_ahead = [&](std::size_t i) {
-        if (shared || i >= targets.size()) return std::future<std::unique_ptr<TargetDatabaseCache>>();
-        return std::async(std::launch::async, [&options, &target = targets[i]] {
-            auto databases = std::make_unique<TargetDatabaseCache>();
-            databases->get(target, options);
-            return databases;
-        });
-    };
-    auto next = read_ahead(0);
+    TargetDatabaseCache ahead_here;  // without a shared cache to hold what is read ahead
+    TargetDatabaseCache& ahead = options.databases ? *options.databases : ahead_here;
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const Target& target = targets[i];
         auto started = Clock::now();
-        std::unique_ptr<TargetDatabaseCache> read = shared ? nullptr : next.get();
-        next = read_ahead(i + 1);
+        std::unique_ptr<TargetDatabaseCache> read = shared ? nullptr : ahead.take_read_ahead(target, options);
+        if (!shared && i + 1 < targets.size()) ahead.read_ahead(targets[i + 1], options);
+        else if (!shared && options.next_target) ahead.read_ahead(*options.next_target, options);
         const TargetDatabases& databases = (shared ? *options.databases : *read).get(target, options);
         plan.timings.read_databases += seconds_since(started);
         started = Clock::now();
@@ -851,7 +872,7 @@ Plan plan_from_problems(const ProblemSet& problems, const std::vector<Target>& t
             own.reserve(lines);  // 10^5 entries: growing by doubling would hold two copies at once
             for (const auto& file : databases.find_dbs)
                 for (const auto& [key, line] : file.lines)
-                    own.add(line.problem, file.path.filename().string());
+                    own.add(parse_conv_problem_key(key), file.path.filename().string());
             set = &own;
         }
         for (const auto& file : databases.find_dbs)

@@ -27,13 +27,27 @@ std::optional<std::string_view> header_field(std::string_view data, std::size_t&
 
 }  // namespace
 
+std::string cache_entry_header(std::string_view kind, std::string_view key,
+                               std::initializer_list<std::string_view> payload) {
+    std::size_t size = 0;
+    for (const auto piece : payload) size += piece.size();
+    return fmt::format("{}kind {}\nkey {}\nsize {}\nsha256 {}\n\n", kFormat, kind, key, size,
+                       Sha256().add(kFormat).add(kind).add(key).add(payload).hex());
+}
+
 Bytes seal_cache_entry(std::string_view kind, std::string_view key, std::span<const char> payload) {
-    const std::string_view body(payload.data(), payload.size());
-    std::string header = fmt::format("{}kind {}\nkey {}\nsize {}\nsha256 {}\n\n", kFormat, kind, key, body.size(),
-                                     entry_digest(kind, key, body));
+    const std::string header = cache_entry_header(kind, key, {std::string_view(payload.data(), payload.size())});
     Bytes out(header.begin(), header.end());
     out.insert(out.end(), payload.begin(), payload.end());
     return out;
+}
+
+void write_cache_entry(const fs::path& path, std::string_view kind, std::string_view key,
+                       std::initializer_list<std::string_view> payload) {
+    const std::string header = cache_entry_header(kind, key, payload);
+    std::vector<std::span<const char>> parts{std::span<const char>(header.data(), header.size())};
+    for (const auto piece : payload) parts.emplace_back(piece.data(), piece.size());
+    write_file_atomic(path, parts);
 }
 
 std::optional<std::string_view> open_cache_entry(std::string_view kind, std::string_view key, std::string_view data,

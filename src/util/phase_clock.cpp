@@ -1,5 +1,7 @@
 #include "kdbgen/phase_clock.hpp"
 
+#include <algorithm>
+
 #include <sys/resource.h>
 
 namespace kdbgen {
@@ -9,8 +11,18 @@ PhaseClock::PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now
 void PhaseClock::mark(std::string name) {
     const auto wall = std::chrono::steady_clock::now();
     const auto cpu = cpu_now();
-    phases_.push_back({std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
-                       cpu.system - cpu_.system, cpu.own - cpu_.own, cpu.peak_rss_bytes});
+    const Phase elapsed{std::move(name), std::chrono::duration<double>(wall - wall_).count(), cpu.user - cpu_.user,
+                        cpu.system - cpu_.system, cpu.own - cpu_.own, cpu.peak_rss_bytes};
+    const auto same = std::find_if(phases_.begin(), phases_.end(), [&](const Phase& p) { return p.name == elapsed.name; });
+    if (same == phases_.end()) {
+        phases_.push_back(elapsed);
+    } else {
+        same->seconds += elapsed.seconds;
+        same->user_seconds += elapsed.user_seconds;
+        same->system_seconds += elapsed.system_seconds;
+        same->own_seconds += elapsed.own_seconds;
+        same->peak_rss_bytes = elapsed.peak_rss_bytes;
+    }
     wall_ = wall;
     cpu_ = cpu;
 }

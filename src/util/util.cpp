@@ -77,6 +77,16 @@ Sha256& Sha256::add(std::string_view part) {
     EVP_DigestUpdate(ctx, part.data(), part.size());
     return *this;
 }
+Sha256& Sha256::add(std::initializer_list<std::string_view> pieces) {
+    auto* ctx = static_cast<EVP_MD_CTX*>(ctx_);
+    std::size_t size = 0;
+    for (const auto piece : pieces) size += piece.size();
+    const std::string length = std::to_string(size) + ":";
+    EVP_DigestUpdate(ctx, length.data(), length.size());
+    for (const auto piece : pieces) EVP_DigestUpdate(ctx, piece.data(), piece.size());
+    return *this;
+}
+
 std::string Sha256::hex() {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
@@ -284,6 +294,10 @@ void AtomicFile::commit() {
 }
 
 void write_file_atomic(const fs::path& path, std::span<const char> data) {
+    write_file_atomic(path, std::vector<std::span<const char>>{data});
+}
+
+void write_file_atomic(const fs::path& path, const std::vector<std::span<const char>>& parts) {
     AtomicFile file(path);
     {
         // The reason (errno of the failed open or write, e.g. "No space left on
@@ -295,7 +309,7 @@ void write_file_atomic(const fs::path& path, std::span<const char> data) {
         errno = 0;
         std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
         if (!out) throw failed("cannot open for writing");
-        out.write(data.data(), static_cast<std::streamsize>(data.size()));
+        for (const auto& data : parts) out.write(data.data(), static_cast<std::streamsize>(data.size()));
         out.flush();
         if (!out) throw failed("write error");
     }

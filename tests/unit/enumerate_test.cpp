@@ -482,9 +482,14 @@ TEST(Onnx, CorruptModelIsAClearError) {
     EXPECT_NE(message.find("not a valid ONNX model"), std::string::npos) << message;
 }
 
-// read_find_db(path, dir) keeps the unpacked text of a .bz2 under the packed
+// read_find_db_entries(path, dir, ...) keeps the unpacked text of a .bz2 under the packed
 // file's SHA-256: the next read parses the kept text, a changed file gets its own.
 TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
+    const auto read_find_db = [](const fs::path& path, const fs::path& decoded_dir) {
+        std::vector<FindDbEntry> entries;
+        read_find_db_entries(path, decoded_dir, nullptr, [&](FindDbEntry&& e) { entries.push_back(std::move(e)); });
+        return entries;
+    };
     test::TempDir dir;
     // 40 lines each, so that bzip2 packs them smaller than the text (else MIOpen's packer gives up).
     std::string first, second;
@@ -503,7 +508,7 @@ TEST(FindDb, UnpackedTextIsKeptUnderThePackedFilesHash) {
     const auto hash = pack(first);
     const auto cold = read_find_db(dir / "x.HIP.fdb.txt.bz2", decoded);
     ASSERT_EQ(cold.size(), 40u);
-    EXPECT_EQ(cold[0].key, read_find_db(dir / "x.HIP.fdb.txt.bz2")[0].key);
+    EXPECT_EQ(cold[0].key, kdbgen::read_find_db(dir / "x.HIP.fdb.txt.bz2")[0].key);
     Sha256 named;
     const Bytes packed = read_file(dir / "x.HIP.fdb.txt.bz2");
     const auto kept = decoded / (named.add(std::string_view(packed.data(), packed.size())).hex() + ".txt");
@@ -585,4 +590,27 @@ TEST(NetworkZoo, EveryNetworkYieldsItsHandCountedConvolutions) {
                 EXPECT_EQ(conv->bias, 0) << entry.key;
             }
     }
+}
+
+// finish_adding() frees the index a set is added to with; an add after it finds the same
+// entries and origins as one without it.
+TEST(ProblemSetIndex, AddingAfterFinishAddingIsAddingWithout) {
+    const auto conv = [](const char* key) { return Problem(parse_conv_problem_key(key)); };
+    const char* a = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP32-F";
+    const char* b = "64-56-56-3x3-64-56-56-32-1x1-1x1-1x1-0-NCHW-FP16-F";
+    ProblemSet kept, finished;
+    for (ProblemSet* set : {&kept, &finished}) {
+        set->add(conv(a), "x:1");
+        set->add(conv(a), "x:2");
+        if (set == &finished) set->finish_adding();
+        set->add(conv(a), "x:1");  // seen: not again
+        set->add(conv(a), "x:3");
+        set->add(conv(b), "y:1");
+    }
+    ASSERT_EQ(finished.entries().size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(finished.entries()[i].key, kept.entries()[i].key);
+        EXPECT_EQ(finished.entries()[i].origins, kept.entries()[i].origins);
+    }
+    EXPECT_EQ(finished.entries()[0].origins, (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }

@@ -228,3 +228,43 @@ TEST(PlanCache, BadInputLeavesNoCacheBehind) {
     EXPECT_EQ(run.exit_code, 2) << run.output;
     EXPECT_FALSE(fs::exists(dir / "cache")) << "a refused input leaves no cache folder";
 }
+
+// A build plans each architecture alone (one compile group at a time) and caches each plan
+// under its own targets and cards: a later build of one of them finds its plan, with the
+// same commands, and storing more plans than an old count limit loses none of them.
+TEST(PlanCache, EachArchitectureOfABuildIsPlannedAndCachedAlone) {
+    test::TempDir dir;
+    const auto tree = fake_tree(dir / "tree", kLine);
+    std::ofstream(tree / "src" / "kernels" / "gfx900_56.HIP.fdb.txt") << kLine;
+    const auto cache = dir / "cache";
+    const auto run = [&](const std::string& targets, const std::vector<std::string>& more = {}) {
+        std::vector<std::string> args{"build", "-n", "--json", "--miopen-src", tree.string(), "--targets", targets,
+                                      "--zoo", "off", "-o", (dir / "out").string(), "--cache-dir", cache.string()};
+        args.insert(args.end(), more.begin(), more.end());
+        const auto result = test::run_kdbgen(args);
+        DryRun out{result.exit_code, nullptr, result.output};
+        if (result.exit_code == 0) out.json = nlohmann::json::parse(result.output.substr(result.output.find('{')));
+        return out;
+    };
+    const auto both = run("gfx906,gfx900");
+    ASSERT_EQ(both.exit_code, 0) << both.output;
+    EXPECT_FALSE(hit(both));
+    EXPECT_EQ(entries(cache).size(), 2u) << "one plan per architecture";
+    const auto alone = run("gfx900");
+    ASSERT_EQ(alone.exit_code, 0) << alone.output;
+    EXPECT_TRUE(hit(alone)) << "gfx900's plan from the two-architecture build";
+    nlohmann::json gfx900 = nlohmann::json::array();
+    for (const auto& compile : both.json["compiles"])
+        if (compile["kernel"].get<std::string>().find(" for gfx900") != std::string::npos) gfx900.push_back(compile);
+    ASSERT_FALSE(gfx900.empty());
+    EXPECT_EQ(alone.json["compiles"], gfx900);
+    EXPECT_FALSE(fs::exists(dir / "out")) << "a dry run writes no output folder";
+
+    // Ten more plans (ten option sets), all kept: a build of many architectures stores one each.
+    const char* solvers[] = {"ConvOclDirectFwd", "ConvOclDirectFwd1x1", "ConvAsm1x1U", "ConvAsm3x3U", "ConvBinWinograd3x3U",
+                             "ConvOclDirectFwdGen", "ConvAsm5x10u2v2f1", "ConvAsm7x7c3h224w224k64u2v2p3q3f1",
+                             "ConvOclDirectFwd11x11", "ConvAsmBwdWrW1x1"};
+    for (const char* solver : solvers) ASSERT_EQ(run("gfx900", {"--exclude-solvers", solver}).exit_code, 0) << solver;
+    EXPECT_EQ(entries(cache).size(), 12u);
+    EXPECT_TRUE(hit(run("gfx906")));
+}

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 using namespace kdbgen;
@@ -159,5 +161,41 @@ TEST(ExternalSolvers, NeverOverlapTheCatalog) {
     for (const char* ported : {"ConvHipImplicitGemmBwdDataV4R1", "ConvHipImplicitGemmBwdDataV1R1Xdlops"}) {
         EXPECT_NE(find_solver(ported), nullptr) << ported;
         EXPECT_FALSE(external_solver(ported)) << ported;
+    }
+}
+
+// One target's builds (a build plans each architecture alone) are sorted in two halves on
+// two threads and merged: each (kdb name, args) once, in key order, with the symbols of all
+// its builds in first-seen order, as sorting them whole gives.
+TEST(Plan, DeduplicateOfOneLargeTargetIsTheWholeSort) {
+    const Target target = parse_target_list("gfx1030_36").front();
+    // 30,000 builds over 8,000 keys (4,000 options, two files), three symbols.
+    struct Made {
+        std::string file, options, symbol;
+    };
+    std::vector<Made> made;
+    std::uint32_t state = 12345;
+    const auto next = [&] { return state = state * 1664525u + 1013904223u; };
+    for (int i = 0; i < 30000; ++i)
+        made.push_back({(next() >> 16) % 2 ? "a.cl" : "b.cl", "-DN=" + std::to_string((next() >> 8) % 4000) + " -DUSE=1",
+                        "K" + std::to_string((next() >> 16) % 3)});
+    Plan plan;
+    for (const auto& m : made)
+        plan.builds.push_back(
+            {KernelBuild{test::kernels_dir() / "kdbgen_fill.s", m.file, m.options, target, {m.symbol}, {}}, "test", "", {}});
+    deduplicate(plan);
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> reference;
+    for (const auto& m : made) {
+        auto& symbols = reference[{m.file + ".o", m.options + " -mcpu=gfx1030"}];
+        if (std::find(symbols.begin(), symbols.end(), m.symbol) == symbols.end()) symbols.push_back(m.symbol);
+    }
+    ASSERT_GT(reference.size(), 7000u);
+    ASSERT_EQ(plan.builds.size(), reference.size());
+    std::size_t at = 0;
+    for (const auto& [key, symbols] : reference) {
+        const auto& build = plan.builds[at++].build;
+        EXPECT_EQ(build.kdb_name(), key.first);
+        EXPECT_EQ(build.kdb_args(), key.second);
+        EXPECT_EQ(build.kernels, symbols) << key.second;
     }
 }

@@ -1,9 +1,11 @@
 #include "kdbgen/error.hpp"
+#include "kdbgen/phase_clock.hpp"
 #include "kdbgen/util.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
 using namespace kdbgen;
@@ -43,4 +45,40 @@ TEST(Util, AtomicFileLeavesNothingWithoutCommit) {
     EXPECT_TRUE(fs::is_empty(dir.path()));
     write_file_atomic(dir / "out.bin", test::bytes_of("whole"));
     EXPECT_EQ(read_text_file(dir / "out.bin"), "whole");
+}
+
+// A build plans and compiles one group of targets after another: a phase marked again adds
+// to the phase of that name, which keeps its place.
+TEST(Util, PhaseClockAddsAPhaseMarkedAgain) {
+    PhaseClock clock;
+    const auto busy = [] {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    };
+    busy();
+    clock.mark("plan");
+    busy();
+    clock.mark("compile");
+    const auto first = clock.phases()[0];
+    busy();
+    clock.mark("plan");
+    ASSERT_EQ(clock.phases().size(), 2u);
+    EXPECT_EQ(clock.phases()[0].name, "plan");
+    EXPECT_EQ(clock.phases()[1].name, "compile");
+    EXPECT_GE(clock.phases()[0].seconds, first.seconds + 0.019);  // busy() waits 20 ms of wall time
+    EXPECT_GE(clock.phases()[0].user_seconds, first.user_seconds);
+    EXPECT_GE(clock.phases()[0].own_seconds, first.own_seconds);
+    EXPECT_GT(clock.phases()[0].peak_rss_bytes, 0);
+}
+
+// The parts are written one after another, as one file.
+TEST(Util, AtomicWriteOfPartsIsTheirConcatenation) {
+    test::TempDir dir;
+    const std::string a = "header\n", b(100000, 'x');
+    write_file_atomic(dir / "f", std::vector<std::span<const char>>{std::span<const char>(a.data(), a.size()),
+                                                                    std::span<const char>(b.data(), b.size())});
+    EXPECT_EQ(read_text_file(dir / "f"), a + b);
+    EXPECT_EQ(Sha256().add({a, "", b}).hex(), Sha256().add(a + b).hex());
+    EXPECT_NE(Sha256().add({a, b}).hex(), Sha256().add(a).add(b).hex());
 }
