@@ -268,3 +268,21 @@ TEST(PlanCache, EachArchitectureOfABuildIsPlannedAndCachedAlone) {
     EXPECT_EQ(entries(cache).size(), 12u);
     EXPECT_TRUE(hit(run("gfx906")));
 }
+
+// A build compiles one architecture after another and renames their kdbs together at the
+// end: when the first stops the build (here: none of its kernels builds, the tree's kernel
+// file being empty), the next is not compiled, and the output folder the build made is gone.
+TEST(PlanCache, AStopInTheFirstArchitectureCompilesNoOtherAndLeavesNoOutputFolder) {
+    test::TempDir dir;
+    const auto tree = fake_tree(dir / "tree", kLine);
+    std::ofstream(tree / "src" / "kernels" / "gfx900_56.HIP.fdb.txt") << kLine;
+    const auto run = test::run_kdbgen({"build", "--miopen-src", tree.string(), "--targets", "gfx906_60,gfx900_56",
+                                       "--zoo", "off", "-o", (dir / "out").string(), "--cache-dir",
+                                       (dir / "cache").string(), "-j", "2"});
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_NE(run.output.find("gfx906_60.kdb: 0 of"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("naive_conv.cpp for gfx906_60"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("for gfx900_56"), std::string::npos) << "the second architecture was compiled:\n"
+                                                                     << run.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << "a build that writes nothing leaves no output folder it made";
+}
