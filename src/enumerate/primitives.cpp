@@ -300,6 +300,16 @@ std::string problem_key(const Problem& problem) {
         problem);
 }
 
+namespace {
+
+// What ProblemSet indexes an entry by, and an (entry, origin) pair it has seen by.
+std::string index_key_of(const Problem& problem, const std::string& key) {
+    return std::string(problem_kind(problem)) + "\n" + key;
+}
+std::string seen_key_of(std::size_t entry, const std::string& origin) { return std::to_string(entry) + "\n" + origin; }
+
+}  // namespace
+
 void ProblemSet::finish_adding() {
     decltype(index_)().swap(index_);
     decltype(origin_seen_)().swap(origin_seen_);
@@ -308,8 +318,8 @@ void ProblemSet::finish_adding() {
 
 void ProblemSet::make_index() {
     for (std::size_t i = 0; i < entries_.size(); ++i) {
-        index_.emplace(std::string(problem_kind(entries_[i].problem)) + "\n" + entries_[i].key, i);
-        for (const auto& origin : entries_[i].origins) origin_seen_.insert(std::to_string(i) + "\n" + origin);
+        index_.emplace(index_key_of(entries_[i].problem, entries_[i].key), i);
+        for (const auto& origin : entries_[i].origins) origin_seen_.insert(seen_key_of(i, origin));
     }
     indexed_ = true;
 }
@@ -317,14 +327,14 @@ void ProblemSet::make_index() {
 void ProblemSet::add(Problem problem, std::string origin) {
     if (!indexed_) make_index();
     std::string key = problem_key(problem);
-    const std::string index_key = std::string(problem_kind(problem)) + "\n" + key;
+    const std::string index_key = index_key_of(problem, key);
     const auto it = index_.find(index_key);
     if (it != index_.end()) {
-        if (origin_seen_.insert(std::to_string(it->second) + "\n" + origin).second)
+        if (origin_seen_.insert(seen_key_of(it->second, origin)).second)
             entries_[it->second].origins.push_back(std::move(origin));
         return;
     }
-    origin_seen_.insert(std::to_string(entries_.size()) + "\n" + origin);
+    origin_seen_.insert(seen_key_of(entries_.size(), origin));
     index_.emplace(index_key, entries_.size());
     entries_.push_back({std::move(problem), std::move(key), {std::move(origin)}});
 }

@@ -182,14 +182,8 @@ public:
     }
 
     BuildReport finish() {
-        if (compiler_) {
-            compiler_->stop_workers();
-            record_toolchain(report_, *compiler_);
-        }
-        if (dry_run_) {
-            report_.phases = clock_.phases();
-            return std::move(report_);
-        }
+        if (dry_run_) return stopped();
+        close_toolchain();
         const auto stats = transaction_->commit([&] { return interrupted_->load(); });
         output_.keep();
         for (const auto& target : request_.plan.targets) {
@@ -203,17 +197,20 @@ public:
         return std::move(report_);
     }
 
-    // The report of a build that stopped (interrupted, failed fast, too few built).
+    // The report of a build that stopped (interrupted, failed fast, too few built), or of a dry run.
     BuildReport stopped() {
-        if (compiler_) {
-            compiler_->stop_workers();
-            record_toolchain(report_, *compiler_);
-        }
+        close_toolchain();
         report_.phases = clock_.phases();
         return std::move(report_);
     }
 
 private:
+    void close_toolchain() {
+        if (!compiler_) return;
+        compiler_->stop_workers();
+        record_toolchain(report_, *compiler_);
+    }
+
     void add_timings(const Plan::Timings& timings) {
         auto& sum = report_.plan_timings;
         sum.read_databases += timings.read_databases;
