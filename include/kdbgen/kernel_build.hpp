@@ -49,9 +49,38 @@ private:
     std::shared_ptr<const std::vector<fs::path>> paths_;
 };
 
+// One file's path, shared between copies: an architecture's plan holds 10^5 builds of a few
+// hundred kernel files, and a copy of an fs::path holds each of its components apart (half a
+// kilobyte a build, and a dozen allocations a copy). Reads as the path it holds.
+class SharedPath {
+public:
+    SharedPath() = default;
+    SharedPath(fs::path path) : path_(std::make_shared<const fs::path>(std::move(path))) {}
+    SharedPath(const std::string& path) : SharedPath(fs::path(path)) {}
+    SharedPath(const char* path) : SharedPath(fs::path(path)) {}
+    // A path owned by something else that `owner` keeps alive (a MIOpen tree's kernel list).
+    SharedPath(std::shared_ptr<const void> owner, const fs::path& path) : path_(std::move(owner), &path) {}
+
+    const fs::path& path() const {
+        static const fs::path none;
+        return path_ ? *path_ : none;
+    }
+    operator const fs::path&() const { return path(); }
+    std::string string() const { return path().string(); }
+    const fs::path::string_type& native() const { return path().native(); }
+    fs::path filename() const { return path().filename(); }
+    fs::path extension() const { return path().extension(); }
+    fs::path parent_path() const { return path().parent_path(); }
+    bool empty() const { return path().empty(); }
+    friend bool operator==(const SharedPath& a, const SharedPath& b) { return a.path() == b.path(); }
+
+private:
+    std::shared_ptr<const fs::path> path_;
+};
+
 // One code object to build.
 struct KernelBuild {
-    fs::path source;                      // the kernel source file
+    SharedPath source;                    // the kernel source file
     std::string kernel_file;              // name in MIOpen's kernel list, e.g. MIOpenNeuron.cl
     std::string options;                  // the solver's options: the kdb key's args without -mcpu
     Target target;

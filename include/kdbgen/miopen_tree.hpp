@@ -71,10 +71,9 @@ public:
     // Made once: every planned build names it (a whole find-db plans ~10^5).
     const fs::path& kernels_dir() const { return kernels_dir_; }
     // The path of a kernel MIOpen names by its file name (kernels live in
-    // subfolders too: gpu_reference_kernel/naive_conv.cpp); nullptr when the tree has none.
-    // A pointer into the tree's list: every planned build asks, and a path copy is a dozen
-    // allocations.
-    const fs::path* kernel_source(const std::string& file_name) const;
+    // subfolders too: gpu_reference_kernel/naive_conv.cpp); nullopt when the tree has none.
+    // The tree's own copy, shared: every planned build names one.
+    std::optional<SharedPath> kernel_source(const std::string& file_name) const;
     // The folders a kernel source of this tree includes from, besides its own: the kernels
     // folder, and for the static composable kernels every folder of their headers (MIOpen
     // embeds each under its bare name, src/CMakeLists.txt:365, MIOpen 3.3.0).

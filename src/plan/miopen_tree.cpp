@@ -222,9 +222,10 @@ MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string
     return tree;
 }
 
-const fs::path* MiopenTree::kernel_source(const std::string& file_name) const {
+std::optional<SharedPath> MiopenTree::kernel_source(const std::string& file_name) const {
     const auto it = sources_->find(file_name);
-    return it == sources_->end() ? nullptr : &it->second;
+    if (it == sources_->end()) return std::nullopt;
+    return SharedPath(sources_, it->second);
 }
 
 std::optional<unsigned> db_file_compute_units(std::string_view file_name, std::string_view db_id) {

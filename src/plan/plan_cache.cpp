@@ -364,13 +364,17 @@ Plan deserialize_plan(std::string_view data, const std::vector<Target>& targets,
     });
     if (target_count != targets.size()) throw std::runtime_error("targets differ");
     std::map<std::vector<std::string>, SharedPaths> include_lists;  // shared again, as planned
+    std::map<std::string_view, SharedPath, std::less<>> sources;      // so are the source paths
     r.list([&] {
         PlannedBuild p;
         auto& b = p.build;
         const std::uint32_t target = r.u32();
         if (target >= targets.size()) throw std::runtime_error("bad target index");
         b.target = targets[target];
-        b.source = r.str();
+        const std::string_view source = r.view();
+        auto known = sources.find(source);
+        if (known == sources.end()) known = sources.emplace(source, SharedPath(std::string(source))).first;
+        b.source = known->second;
         b.kernel_file = r.str();
         b.options = r.words();
         r.list([&] { b.kernels.push_back(r.str()); });

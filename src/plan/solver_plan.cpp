@@ -38,6 +38,7 @@
 #include <future>
 #include <thread>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_set>
 
@@ -265,10 +266,10 @@ std::optional<KernelBuild> miopen_kernel_build(const SolverKernel& kernel, const
 }
 
 std::optional<KernelBuild> miopen_kernel_build(SolverKernel&& kernel, const Target& target, const MiopenTree& tree) {
-    const fs::path* source = tree.kernel_source(kernel.file);
+    auto source = tree.kernel_source(kernel.file);
     if (!source) return std::nullopt;
     KernelBuild build;
-    build.source = *source;
+    build.source = std::move(*source);
     build.kernel_file = std::move(kernel.file);
     build.options = std::move(kernel.options);
     // Options grow by appends, so up to half their buffer is slack: held by 10^5 builds.
@@ -280,6 +281,39 @@ std::optional<KernelBuild> miopen_kernel_build(SolverKernel&& kernel, const Targ
 }
 
 namespace {
+
+// The builds added to a plan for one target, one per kdb key: a repeated key is merged into
+// the build already there, as deduplicate() would merge it later. A whole find-db asks for
+// the same helper and dynamic kernels thousands of times, and holding every copy until then
+// was most of planning's memory.
+class UniqueBuilds {
+public:
+    explicit UniqueBuilds(std::vector<PlannedBuild>& builds)
+        : builds_(builds), index_(0, SameKey{&builds}, SameKey{&builds}) {}
+    void add(PlannedBuild&& build) {
+        const std::size_t index = builds_.size();
+        builds_.push_back(std::move(build));
+        const auto [at, added] = index_.insert(index);
+        if (added) return;
+        merge_duplicate_build(builds_[*at], builds_.back());
+        builds_.pop_back();
+    }
+
+private:
+    // Indexes of builds_ added here, by kdb key (all of one target).
+    struct SameKey {
+        const std::vector<PlannedBuild>* builds;
+        const KernelBuild& at(std::size_t i) const { return (*builds)[i].build; }
+        std::size_t operator()(std::size_t i) const {
+            return std::hash<std::string_view>()(at(i).options) ^ (std::hash<std::string_view>()(at(i).kernel_file) << 1);
+        }
+        bool operator()(std::size_t a, std::size_t b) const {
+            return at(a).options == at(b).options && at(a).kernel_file == at(b).kernel_file;
+        }
+    };
+    std::vector<PlannedBuild>& builds_;
+    std::unordered_set<std::size_t, SameKey, SameKey> index_;
+};
 
 // One target's share of the plan.
 class TargetPlanner {
@@ -485,17 +519,7 @@ private:
         ev.builds.clear();
     }
 
-    // A repeated key is merged into the build already planned, as deduplicate() would merge it
-    // later: a whole find-db asks for the same helper and dynamic kernels thousands of times,
-    // and holding every copy until then was most of planning's memory.
-    void add_build(PlannedBuild&& build) {
-        const std::size_t index = plan_.builds.size();
-        plan_.builds.push_back(std::move(build));
-        const auto [at, added] = planned_.insert(index);
-        if (added) return;
-        merge_duplicate_build(plan_.builds[*at], plan_.builds.back());
-        plan_.builds.pop_back();
-    }
+    void add_build(PlannedBuild&& build) { planned_.add(std::move(build)); }
 
     // Every find-db line for a problem key: one per find-db file that has it.
     std::vector<std::pair<const FindDbFile*, const FindDbLine*>> lines_for(const std::string& key) const {
@@ -750,23 +774,11 @@ private:
         }
     }
 
-    // Indexes of plan_.builds this planner added, by kdb key (all for target_).
-    struct SameKey {
-        const std::vector<PlannedBuild>* builds;
-        const KernelBuild& at(std::size_t i) const { return (*builds)[i].build; }
-        std::size_t operator()(std::size_t i) const {
-            return std::hash<std::string_view>()(at(i).options) ^ (std::hash<std::string_view>()(at(i).kernel_file) << 1);
-        }
-        bool operator()(std::size_t a, std::size_t b) const {
-            return at(a).options == at(b).options && at(a).kernel_file == at(b).kernel_file;
-        }
-    };
-
     const Target& target_;
     const SolverPlanOptions& options_;
     const TargetDatabases& databases_;
     Plan& plan_;
-    std::unordered_set<std::size_t, SameKey, SameKey> planned_{0, SameKey{&plan_.builds}, SameKey{&plan_.builds}};
+    UniqueBuilds planned_{plan_.builds};
     std::set<std::string> tables_planned_;  // (solver, data types, direction) given every table row
 };
 
@@ -776,7 +788,7 @@ namespace {
 
 // A whole find-db is ~10^5 problems, each planned on its own: contiguous
 // chunks of the list are planned on two threads into plans of their own and
-// appended in list order, so the plan is the one a single thread makes. (The
+// folded into the plan in list order, so it is the one a single thread makes. (The
 // solvers share only read-only data and the GTC tables, which are locked.)
 // Eight chunks per thread, each taken by the next free thread: two halves left
 // a quarter of the evaluation on one core, as problems differ in cost by orders
@@ -798,6 +810,26 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
     const std::size_t chunks = std::min<std::size_t>(count, threads * kChunksPerThread);
     std::vector<Plan> parts(chunks);
     std::vector<std::exception_ptr> errors(chunks);
+    // Each finished chunk is folded into the plan as soon as every chunk before it is: its
+    // builds merged into the ones already there by key, as deduplicate() would merge them
+    // (in list order, so the same plan), while the others are evaluated. Sixteen chunks of
+    // an architecture repeat most of each other's keys: held until the end, the copies were
+    // half of gfx908's builds (136,000 for 64,000 keys).
+    UniqueBuilds folded(plan.builds);
+    std::mutex fold_lock;
+    std::vector<bool> finished(chunks, false);
+    std::size_t next_to_fold = 0;
+    const auto fold_finished = [&](std::size_t chunk) {
+        std::lock_guard lock(fold_lock);
+        finished[chunk] = true;
+        for (; next_to_fold < chunks && finished[next_to_fold]; ++next_to_fold) {
+            Plan& part = parts[next_to_fold];
+            for (auto& build : part.builds) folded.add(std::move(build));
+            std::move(part.coverage.begin(), part.coverage.end(), std::back_inserter(plan.coverage));
+            std::move(part.lines.begin(), part.lines.end(), std::back_inserter(plan.lines));
+            part = Plan{};
+        }
+    };
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t)
@@ -806,6 +838,7 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
                 try {
                     TargetPlanner(target, options, databases, parts[c]).plan(problems, count * c / chunks,
                                                                               count * (c + 1) / chunks);
+                    fold_finished(c);
                 } catch (...) {
                     errors[c] = std::current_exception();
                 }
@@ -817,17 +850,6 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
     for (auto& worker : workers) worker.join();
     for (const auto& error : errors)
         if (error) std::rethrow_exception(error);  // the first chunk's error first, as one thread would
-    std::size_t builds = plan.builds.size(), coverage = plan.coverage.size(), lines = plan.lines.size();
-    for (const auto& part : parts) builds += part.builds.size(), coverage += part.coverage.size(), lines += part.lines.size();
-    plan.builds.reserve(builds);
-    plan.coverage.reserve(coverage);
-    plan.lines.reserve(lines);
-    for (auto& part : parts) {
-        std::move(part.builds.begin(), part.builds.end(), std::back_inserter(plan.builds));
-        std::move(part.coverage.begin(), part.coverage.end(), std::back_inserter(plan.coverage));
-        std::move(part.lines.begin(), part.lines.end(), std::back_inserter(plan.lines));
-        part = Plan{};  // its buffers go before the next part's are moved
-    }
 }
 
 }  // namespace

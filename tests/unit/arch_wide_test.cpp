@@ -47,6 +47,27 @@ TEST(ArchWide, MIOpenOpensTheDbIdKdbWhenTheBasenameOneIsAbsent) {
     EXPECT_EQ(system_kdb_for(dir.path(), parse_target("gfx90a:xnack-_110")), std::nullopt);
 }
 
+// Every build of a tree's kernel file names the tree's one copy of its path (an architecture
+// plans 10^5 builds; a copied fs::path holds each component apart), and reads as that path.
+TEST(ArchWide, BuildsOfATreeKernelShareItsPath) {
+    test::TempDir dir;
+    const auto root = fake_tree(dir / "tree", {});
+    fs::create_directories(root / "src" / "kernels" / "sub");
+    std::ofstream(root / "src" / "kernels" / "sub" / "k.cl") << "";
+    const auto tree = MiopenTree::open(root);
+    EXPECT_EQ(tree.kernel_source("missing.cl"), std::nullopt);
+    const auto a = miopen_kernel_build(SolverKernel{"k.cl", {"ka"}, "-DA=1"}, parse_target("gfx1100"), tree);
+    const auto b = miopen_kernel_build(SolverKernel{"k.cl", {"kb"}, "-DA=2"}, parse_target("gfx1100"), tree);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(&a->source.path(), &b->source.path());
+    EXPECT_EQ(&a->source.path(), &tree.kernel_source("k.cl")->path());
+    const fs::path& as_path = a->source;
+    EXPECT_EQ(as_path, root / "src" / "kernels" / "sub" / "k.cl");
+    EXPECT_EQ(a->source, SharedPath(root / "src" / "kernels" / "sub" / "k.cl")) << "equal by the path, not the copy";
+    EXPECT_EQ(a->source.filename(), "k.cl");
+    EXPECT_EQ(SharedPath().string(), "");
+}
+
 // The databases MIOpen reads on a card whose CU count has no file of its own:
 // GetInstalledPathFile's inexact find-db search (src/find_db.cpp:139-195) compares
 // path.extension() (".txt") with ".fdb.txt" and so keeps no file: no find-db at all.

@@ -102,6 +102,9 @@ TEST(PlanCache, PlansRoundTripExactly) {
     expect_same(plan, back);
     // Builds of one include list share it again.
     EXPECT_EQ(&*back.builds[0].build.include_dirs.begin(), &*back.builds[1].build.include_dirs.begin());
+    // So do builds of one source file (builds 0 and 3), and only they.
+    EXPECT_EQ(&back.builds[0].build.source.path(), &back.builds[3].build.source.path());
+    EXPECT_NE(&back.builds[0].build.source.path(), &back.builds[1].build.source.path());
     EXPECT_EQ(text_of(serialize_plan(back, kKey)), bytes) << "the same plan gives the same bytes";
 }
 
