@@ -8,10 +8,10 @@
 
 #include "kdbgen/util.hpp"
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kdbgen {
 
@@ -19,12 +19,12 @@ namespace kdbgen {
 Bytes seal_cache_entry(std::string_view kind, std::string_view key, std::span<const char> payload);
 // What seal_cache_entry puts before the payload, given in pieces.
 std::string cache_entry_header(std::string_view kind, std::string_view key,
-                               std::initializer_list<std::string_view> payload);
+                               const std::vector<std::string_view>& payload);
 // The sealed entry of the payload's pieces written to path (a temporary file renamed),
 // with neither a sealed copy nor the payload whole in memory: a plan or an unpacked
 // find-db is tens of megabytes.
 void write_cache_entry(const fs::path& path, std::string_view kind, std::string_view key,
-                       std::initializer_list<std::string_view> payload);
+                       const std::vector<std::string_view>& payload);
 
 // The payload of data when it is a whole entry of this kind sealed under this
 // key, else nullopt and why (when why is given).

@@ -9,6 +9,7 @@
 #include "kdbgen/enumerate.hpp"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,7 @@ std::int64_t element_bytes(DataType type);
 // Throws InputError (unlocated: the caller adds file:line) when a dimension
 // is not positive or beyond kMaxDimension, or the tensor's bytes exceed
 // kMaxTensorBytes. `what` names the tensor in the message.
-void check_tensor(const std::vector<long>& dims, DataType type, std::string_view what);
+void check_tensor(std::span<const long> dims, DataType type, std::string_view what);
 
 // A convolution problem MIOpen can form: batch, channels, every spatial size,
 // filter, stride and dilation at least 1, padding at least 0, groups at least

@@ -31,7 +31,8 @@ public:
     // Each part is length-prefixed so ("ab","c") and ("a","bc") differ.
     Sha256& add(std::string_view part);
     // One part given in pieces: the same as add() of their concatenation.
-    Sha256& add(std::initializer_list<std::string_view> pieces);
+    Sha256& add(std::span<const std::string_view> pieces);
+    Sha256& add(std::initializer_list<std::string_view> pieces) { return add(std::span(pieces.begin(), pieces.size())); }
     std::string hex();
 
 private:

@@ -8,9 +8,9 @@ namespace kdbgen {
 
 namespace {
 
-std::string dims(const std::vector<long>& values) { return fmt::format("{}", fmt::join(values, ",")); }
+std::string dims(std::span<const long> values) { return fmt::format("{}", fmt::join(values, ",")); }
 
-std::vector<long> tensor(long n, long c, const std::vector<long>& spatial) {
+std::vector<long> tensor(long n, long c, std::span<const long> spatial) {
     std::vector<long> all{n, c};
     all.insert(all.end(), spatial.begin(), spatial.end());
     return all;

@@ -62,7 +62,7 @@ std::int64_t element_bytes(DataType type) {
     return 8;
 }
 
-void check_tensor(const std::vector<long>& dims, DataType type, std::string_view what) {
+void check_tensor(std::span<const long> dims, DataType type, std::string_view what) {
     std::int64_t bytes = element_bytes(type);
     for (const long d : dims) {
         if (d <= 0) throw InputError(fmt::format("{} {}: size {} is not positive", what, fmt::join(dims, "x"), d));
@@ -87,7 +87,7 @@ DataType key_type(const std::string& types) {
     return DataType::Float;
 }
 
-void at_least(const std::vector<long>& values, long minimum, std::string_view what) {
+void at_least(std::span<const long> values, long minimum, std::string_view what) {
     for (const long v : values)
         if (v < minimum) throw InputError(fmt::format("{} {} is below {}", what, fmt::join(values, "x"), minimum));
 }

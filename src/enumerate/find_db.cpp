@@ -18,7 +18,7 @@ namespace kdbgen {
 
 namespace {
 
-std::string join_longs(const std::vector<long>& values, char separator) {
+std::string join_longs(std::span<const long> values, char separator) {
     std::string out;
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i) out += separator;

@@ -280,6 +280,11 @@ private:
         s.in = spatial_2d({x.begin() + 2, x.end()}, 1);
         const auto y = shape(name, node.output(0));
         s.out = spatial_2d({y.begin() + 2, y.end()}, 1);
+        for (const auto* attribute : {&s.filter, &s.strides, &s.dilations, &s.pads})
+            if (attribute->size() != s.in.size())
+                throw error(name, fmt::format("kernel_shape, strides, dilations and pads must have one value per spatial "
+                                              "dimension of the input ({})",
+                                              raw_dims));
         s.in_layout = s.w_layout = s.out_layout = s.dims == 3 ? "NCDHW" : "NCHW";
         s.types = type_ == DataType::Int8 ? "INT8INT8INT32" : std::string(key_name(type_));
         if (s.c % s.groups != 0) throw error(name, fmt::format("channels {} not divisible by group {}", s.c, s.groups));

@@ -38,7 +38,7 @@ std::string PerfDb::config_key(const ConvProblem& p) {
     // Columns of the perf-db `config` table, in order. 2-D problems store
     // depth 1 and zero pad, stride and dilation in depth.
     const bool three_d = p.spatial_dims == 3;
-    const auto at = [&](const std::vector<long>& v, int i2, int i3) { return three_d ? v[i3] : v[i2]; };
+    const auto at = [&](std::span<const long> v, int i2, int i3) { return three_d ? v[i3] : v[i2]; };
     const char dir = p.direction == ConvDirection::Forward ? 'F' : p.direction == ConvDirection::BackwardData ? 'B' : 'W';
     return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", p.in_layout,
                        p.data_types, dir, p.spatial_dims, p.in_channels, at(p.in_spatial, 0, 1), at(p.in_spatial, 1, 2),

@@ -112,7 +112,7 @@ bool ConvView::AllTensorsDimsFitIntoInt() const {
     // length and every stride fits an int, not the element count. A packed tensor's largest
     // stride is its outermost one: channels times the spatial sizes.
     constexpr long long kMax = 2147483647LL;
-    const auto fits = [](long long outer, long long channels, const std::vector<long>& spatial) {
+    const auto fits = [](long long outer, long long channels, std::span<const long> spatial) {
         long long stride = channels, longest = std::max(outer, channels);
         for (const long d : spatial) {
             stride *= d;

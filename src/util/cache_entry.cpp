@@ -28,7 +28,7 @@ std::optional<std::string_view> header_field(std::string_view data, std::size_t&
 }  // namespace
 
 std::string cache_entry_header(std::string_view kind, std::string_view key,
-                               std::initializer_list<std::string_view> payload) {
+                               const std::vector<std::string_view>& payload) {
     std::size_t size = 0;
     for (const auto piece : payload) size += piece.size();
     return fmt::format("{}kind {}\nkey {}\nsize {}\nsha256 {}\n\n", kFormat, kind, key, size,
@@ -43,7 +43,7 @@ Bytes seal_cache_entry(std::string_view kind, std::string_view key, std::span<co
 }
 
 void write_cache_entry(const fs::path& path, std::string_view kind, std::string_view key,
-                       std::initializer_list<std::string_view> payload) {
+                       const std::vector<std::string_view>& payload) {
     const std::string header = cache_entry_header(kind, key, payload);
     std::vector<std::span<const char>> parts{std::span<const char>(header.data(), header.size())};
     for (const auto piece : payload) parts.emplace_back(piece.data(), piece.size());

@@ -77,7 +77,7 @@ Sha256& Sha256::add(std::string_view part) {
     EVP_DigestUpdate(ctx, part.data(), part.size());
     return *this;
 }
-Sha256& Sha256::add(std::initializer_list<std::string_view> pieces) {
+Sha256& Sha256::add(std::span<const std::string_view> pieces) {
     auto* ctx = static_cast<EVP_MD_CTX*>(ctx_);
     std::size_t size = 0;
     for (const auto piece : pieces) size += piece.size();

@@ -614,3 +614,21 @@ TEST(ProblemSetIndex, AddingAfterFinishAddingIsAddingWithout) {
     }
     EXPECT_EQ(finished.entries()[0].origins, (std::vector<std::string>{"x:1", "x:2", "x:3"}));
 }
+
+// A problem's per-dimension values are held inline (Dims): up to three, compared, read and
+// passed on as a span like the vectors they replaced; a fourth is refused, not dropped.
+TEST(ProblemKey, DimsHoldUpToThreeValuesInline) {
+    Dims dims{7, 5};
+    dims.push_back(3);
+    EXPECT_EQ(dims.size(), 3u);
+    EXPECT_EQ(dims, (std::vector<long>{7, 5, 3}));
+    EXPECT_NE(dims, (Dims{7, 5}));
+    EXPECT_THROW(dims.push_back(1), std::length_error);
+    const std::span<const long> view = dims;
+    EXPECT_EQ(view.back(), 3);
+    EXPECT_EQ(dims.to_vector(), (std::vector<long>{7, 5, 3}));
+    const auto key = "64-8-14-14-3x3x3-64-8-14-14-2-1x1x1-1x1x1-1x1x1-0-NCDHW-FP32-F";
+    const ConvProblem p = parse_conv_problem_key(key);
+    EXPECT_EQ(p.weights_spatial, (Dims{3, 3, 3}));
+    EXPECT_EQ(p.serialize(), key);
+}

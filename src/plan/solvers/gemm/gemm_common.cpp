@@ -97,7 +97,7 @@ std::size_t type_size(std::string_view name) {
     return 4;
 }
 
-long product(const std::vector<long>& values) {
+long product(std::span<const long> values) {
     long out = 1;
     for (const long v : values) out *= v;
     return out;
@@ -291,8 +291,8 @@ std::string transpose_name(const char* direction, long c, long h, long w, long h
 
 }  // namespace
 
-SolverKernel im2col(const ConvView& p, long channels, const std::vector<long>& in_spatial,
-                    const std::vector<long>& out_spatial, DataType type) {
+SolverKernel im2col(const ConvView& p, long channels, std::span<const long> in_spatial,
+                    std::span<const long> out_spatial, DataType type) {
     if (p.Is3d()) return {"MIOpenIm3d2Col.cl", {"Im3d2Col"}, block(type)};  // :307-308, :364
     return {"MIOpenIm2d2Col.cl",
             {"Im2d2Col_v2"},

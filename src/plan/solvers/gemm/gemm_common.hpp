@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ std::size_t type_size(std::string_view name);
 // The problem's tensors as the GEMM solvers name them: forward In = x,
 // Out = y; backward data In = dy, Out = dx; backward weights In = dy, Out = x
 // (src/ocl/convolutionocl.cpp:257, :882, :1090).
-long product(const std::vector<long>& values);
+long product(std::span<const long> values);
 long weights_elements(const ConvView& p);
 bool weights_all_ones(const ConvView& p);
 bool pads_all_zero(const ConvView& p);
@@ -73,8 +74,8 @@ bool wrw_1x1_stride1_applicable(const ConvView& p, const SolverContext& ctx, std
 // Im2ColGPU (utilocl.cpp:620-687): Im2d2ColGPU (:43-280) for 2-D, Im3d2ColGPU
 // (:282-401) for 3-D; `image` is the tensor unfolded (C channels, spatial
 // in_spatial), `out_spatial` the convolution's other side.
-SolverKernel im2col(const ConvView& p, long channels, const std::vector<long>& in_spatial,
-                    const std::vector<long>& out_spatial, DataType type);
+SolverKernel im2col(const ConvView& p, long channels, std::span<const long> in_spatial,
+                    std::span<const long> out_spatial, DataType type);
 // Col2ImGPU (:689-758) into dx: Col2Im2dGPU (:403-500), Col2Im3dGPU (:502-618).
 SolverKernel col2im(const ConvView& p, DataType type);
 // transpose_NCHW2CNHW / transpose_CNHW2NCHW (:760-1027): the kernel name; the

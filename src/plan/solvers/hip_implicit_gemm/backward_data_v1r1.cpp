@@ -198,7 +198,7 @@ public:
         const long dx = hip_implicit_gemm::dx_elements(p);
         if (p.IsFp32()) {
             // :129-162: SetTensor(dx, 0) unless every pad is 0, every stride 1 and the filter 1x1[x1].
-            const auto all_are = [](const std::vector<long>& v, long value) {
+            const auto all_are = [](std::span<const long> v, long value) {
                 return std::all_of(v.begin(), v.end(), [&](long e) { return e == value; });
             };
             const bool is_1x1_s1 = all_are(p.p.pads, 0) && all_are(p.p.strides, 1) && all_are(p.p.weights_spatial, 1);

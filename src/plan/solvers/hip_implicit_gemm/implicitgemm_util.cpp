@@ -18,7 +18,7 @@ namespace {
 
 bool starts(const Target& t, std::string_view prefix) { return t.name().starts_with(prefix); }
 
-long product(const std::vector<long>& v) {
+long product(std::span<const long> v) {
     long out = 1;
     for (const long d : v) out *= d;
     return out;
