@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace kdbgen {
 
@@ -97,7 +98,8 @@ private:
     std::string composable_kernel_dir_;  // kernels_dir_/static_composable_kernel/, as text
     SharedPaths include_dirs_, composable_kernel_include_dirs_;
     MiopenVersion version_, detected_;
-    std::shared_ptr<std::map<std::string, fs::path>> sources_;
+    // By file name, hashed: every build an evaluation forms looks its file up here.
+    std::shared_ptr<std::unordered_map<std::string, fs::path>> sources_;
 };
 
 }  // namespace kdbgen

@@ -210,7 +210,7 @@ MiopenTree MiopenTree::open(const fs::path& dir, const std::optional<std::string
             "to treat it as one of those",
             dir.string(), tree.detected_.text()));
     }
-    tree.sources_ = std::make_shared<std::map<std::string, fs::path>>();
+    tree.sources_ = std::make_shared<std::unordered_map<std::string, fs::path>>();
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(tree.kernels_dir(), ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {

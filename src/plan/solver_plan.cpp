@@ -37,6 +37,7 @@
 #include <atomic>
 #include <future>
 #include <thread>
+#include <tuple>
 #include <map>
 #include <mutex>
 #include <set>
@@ -680,8 +681,7 @@ private:
     // type and direction, once per target (Solver::table_kernels).
     void add_table_kernels(const ProblemSet::Entry& entry, const ConvView& view, const Solver& solver,
                            const CardContext& home) {
-        const std::string family = fmt::format("{} {} {}", solver.name(), view.p.data_types, static_cast<int>(view.p.direction));
-        if (!tables_planned_.insert(family).second) return;
+        if (!tables_planned_.emplace(&solver, view.p.data_types, view.p.direction).second) return;
         const auto kernels = solver.table_kernels(view, context_for(home, data_type_options(view)));
         if (kernels.empty()) return;
         std::string missing;
@@ -779,7 +779,9 @@ private:
     const TargetDatabases& databases_;
     Plan& plan_;
     UniqueBuilds planned_{plan_.builds};
-    std::set<std::string> tables_planned_;  // (solver, data types, direction) given every table row
+    // (solver, data types, direction) given every table row: asked for every dynamic solver
+    // planned for every problem, so no key string is formed.
+    std::set<std::tuple<const Solver*, std::string, ConvDirection>> tables_planned_;
 };
 
 }  // namespace
@@ -812,13 +814,14 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
     std::vector<std::exception_ptr> errors(chunks);
     // Each finished chunk is folded into the plan as soon as every chunk before it is: its
     // builds merged into the ones already there by key, as deduplicate() would merge them
-    // (in list order, so the same plan), while the others are evaluated. Sixteen chunks of
-    // an architecture repeat most of each other's keys: held until the end, the copies were
-    // half of gfx908's builds (136,000 for 64,000 keys).
+    // (in list order, so the same plan), while the others are evaluated. The chunks of an
+    // architecture repeat most of each other's keys, and held to the end those copies were
+    // a third of planning's peak.
     UniqueBuilds folded(plan.builds);
     std::mutex fold_lock;
     std::vector<bool> finished(chunks, false);
     std::size_t next_to_fold = 0;
+    std::atomic<std::size_t> kept{plan.builds.size()}, kept_at_last_trim{plan.builds.size()};
     const auto fold_finished = [&](std::size_t chunk) {
         std::lock_guard lock(fold_lock);
         finished[chunk] = true;
@@ -829,7 +832,9 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
             std::move(part.lines.begin(), part.lines.end(), std::back_inserter(plan.lines));
             part = Plan{};
         }
+        kept = plan.builds.size();
     };
+    constexpr std::size_t kTrimAfterBuilds = 4096;
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t)
@@ -844,7 +849,13 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
                 }
                 // What the chunk's evaluation freed lies between the builds it keeps; given
                 // back now, it does not add up over an architecture (300 MB of gfx90a's RSS).
-                ::malloc_trim(0);
+                // Only once thousands of builds were kept since the last time: a trim walks
+                // the whole heap, the corpus' included, and a processor without a find-db
+                // keeps a few thousand builds in all (its trims were 5% of its planning).
+                if (const std::size_t now = kept; now >= kept_at_last_trim + kTrimAfterBuilds) {
+                    kept_at_last_trim = now;
+                    ::malloc_trim(0);
+                }
             }
         });
     for (auto& worker : workers) worker.join();
