@@ -815,8 +815,8 @@ void plan_in_parts(const Target& target, const SolverPlanOptions& options, const
     // Each finished chunk is folded into the plan as soon as every chunk before it is: its
     // builds merged into the ones already there by key, as deduplicate() would merge them
     // (in list order, so the same plan), while the others are evaluated. The chunks of an
-    // architecture repeat most of each other's keys, and held to the end those copies were
-    // a third of planning's peak.
+    // architecture repeat many of each other's keys; holding those copies to the end was
+    // 30 MiB of the peak of planning all 25 (995 -> 965 MiB).
     UniqueBuilds folded(plan.builds);
     std::mutex fold_lock;
     std::vector<bool> finished(chunks, false);
