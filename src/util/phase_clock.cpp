@@ -1,10 +1,26 @@
 #include "kdbgen/phase_clock.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 #include <sys/resource.h>
 
 namespace kdbgen {
+
+namespace {
+
+// This process's own peak: VmHWM belongs to the address space, which exec replaces. Linux's
+// ru_maxrss also keeps the peak of the image before exec, so a kdbgen started by a large
+// process (a Python script holding a 1.4 GB plan) reported that process's size as its own.
+long own_peak_rss_bytes(const rusage& usage) {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("VmHWM:")) return std::stol(line.substr(6)) * 1024L;  // "VmHWM:  123 kB"
+    return usage.ru_maxrss * 1024L;  // Linux reports KiB
+}
+
+}  // namespace
 
 PhaseClock::PhaseClock() : wall_(std::chrono::steady_clock::now()), cpu_(cpu_now()) {}
 
@@ -38,7 +54,7 @@ PhaseClock::Cpu PhaseClock::cpu_now() {
         cpu.system += system;
         if (who == RUSAGE_SELF) {
             cpu.own = user + system;
-            cpu.peak_rss_bytes = usage.ru_maxrss * 1024L;  // Linux reports KiB
+            cpu.peak_rss_bytes = own_peak_rss_bytes(usage);
         }
     }
     return cpu;

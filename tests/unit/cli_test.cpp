@@ -13,6 +13,7 @@
 #include <sstream>
 #include <map>
 #include <set>
+#include <vector>
 
 using namespace kdbgen;
 using test::run_kdbgen;
@@ -131,6 +132,22 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
     EXPECT_TRUE(warm_json["compile_time"]["by_language"].empty()) << "cache hits cost no compile";
     EXPECT_EQ(read_file(out / "gfx1030_36.kdb"), read_file(dir / "warm" / "gfx1030_36.kdb"))
         << "cold and warm builds give the same bytes";
+}
+
+// kdbgen's reported peak is its own, not that of the process that started it: Linux's
+// ru_maxrss keeps the peak of the image before exec, so a kdbgen run from a script holding a
+// plan's 1.4 GB of JSON reported the script's size (tools/bench's warm run: 4,954 MiB).
+TEST(Cli, PeakMemoryIsKdbgensOwnNotItsParents) {
+    constexpr std::size_t kParent = std::size_t{768} << 20;
+    std::vector<char> held(kParent, 1);  // touched: resident in this process when kdbgen starts
+    test::TempDir dir;
+    const auto run = run_kdbgen({"build", "-n", "--json", "-q", "--targets", "gfx1030_36", "-o", (dir / "out").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const auto json = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+    const long peak = json["phases"]["plan"]["kdbgen_peak_rss_bytes"].get<long>();
+    EXPECT_GT(peak, 1L << 20);
+    EXPECT_LT(peak, static_cast<long>(kParent / 2)) << "the parent's " << (kParent >> 20) << " MiB reported as kdbgen's";
+    EXPECT_EQ(held[kParent / 2], 1);
 }
 
 TEST(Cli, FailedKernelCostsNoOtherKernelAndExitsOne) {
