@@ -149,6 +149,9 @@ struct ActivationProblem {
     int mode = 3;
     TensorShape x;
     DataType data_type = DataType::Float;
+    // miopenSetActivationDescriptor's activAlpha/Beta/Gamma: kernel arguments, not
+    // in the network config, so two problems that differ only here are one.
+    double alpha = 1, beta = 1, gamma = 1;
     std::string network_config() const;  // src/activ/problem_description.cpp:36-79
 };
 

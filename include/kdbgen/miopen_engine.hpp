@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,58 @@ struct EngineSetup {
     const std::atomic<bool>* interrupted = nullptr;
 };
 
+// The problem -> MIOpenDriver command (the program Debian ships in
+// libmiopen1-tests, run the way a user runs it): its arguments after the
+// program name, for the Find way ("conv ... -F 1") and, for convolutions, the
+// immediate way (the same with "-S 0"); nullopt with the reason in *why where
+// MIOpenDriver has no command for it (tensor ops, mixed-type convolutions).
+struct DriverCommands {
+    std::vector<std::string> find;
+    std::optional<std::vector<std::string>> immediate;
+};
+std::optional<DriverCommands> driver_commands(const Problem& problem, std::string* why = nullptr);
+
+// What MIOpen's own log (MIOPEN_LOG_LEVEL=6) says of its kernel database in
+// one process, per problem: every LoadBinary lookup ("Loading binary for:",
+// src/binary_cache.cpp:166, MIOpen 3.3.0), its misses (:175) and what it then
+// compiled and saved (:194). A miss with no save of that key is a kernel
+// MIOpen failed to build.
+struct KernelLookups {
+    std::set<KdbKey> asked, missed, saved;
+    std::vector<std::string> errors;       // MIOpen's error lines (a dozen at most)
+    std::vector<std::string> kdb_unreadable;  // SQLite refused a kdb: not a database, malformed
+    // Missed keys no save followed (the target-ID fallback lookup of the same
+    // kernel with -mcpu=<processor> is one kernel, not two).
+    std::vector<KdbKey> failed_compiles() const;
+    void add(const KernelLookups& other);
+};
+// Reads one line of MIOpen's log into lookups; false when the line is none of
+// the above.
+bool read_miopen_log_line(std::string_view line, KernelLookups& lookups);
+
+// A key MIOpen builds from values that change from process to process (an
+// uninitialized variable): the same problem in two processes of the same kind
+// asked for the kernel with the same options but for these defines' values.
+// No kdb can serve it; MIOpen compiles it in every process.
+struct UnstableKey {
+    std::string kernel_name;
+    std::vector<std::string> varying_defines;  // names, e.g. MIO_BN_N_ELEMENTS
+    std::vector<std::string> examples;         // the kernel_args seen
+    std::string problem;                       // kind and key of a problem that asks for it
+    // Whether key is this kernel with other values of the varying defines only.
+    bool matches(const KdbKey& key) const;
+};
+// The two keys' varying defines when they differ only in the values of
+// "-DNAME=VALUE" options; nullopt when they differ otherwise (two kernels).
+std::optional<std::vector<std::string>> varying_defines(const KdbKey& a, const KdbKey& b);
+
 struct ReplayOutcome {
     std::string kind, key;           // the problem
     bool ok = false;
-    std::string message;             // why it failed (MIOpen's status, a crash, ...)
+    std::string message;             // why it failed (MIOpen's status, a crash, a failed compile, ...)
     std::vector<std::string> notes;  // calls that failed while the rest went on
     std::vector<std::string> miopen_errors;  // MIOpen's own error lines while on this problem (its log)
+    std::vector<KdbKey> failed_compiles;     // kernels MIOpen started to build and did not
 };
 
 struct CardReplay {
@@ -60,6 +107,17 @@ struct CardReplay {
     // new again in every round holds a value that changes from run to run.
     std::vector<std::size_t> new_per_round;
     std::vector<KdbKey> still_compiled;
+    // Keys built from values that change between processes: never written,
+    // not counted in still_compiled.
+    std::vector<UnstableKey> unstable;
+    // The last round's kernel lookups (every process, every problem): how
+    // many keys MIOpen asked for, how many it compiled.
+    std::size_t lookups = 0, compiled = 0;
+    std::set<KdbKey> asked;                     // every key asked for
+    std::vector<std::string> kdb_unreadable;    // MIOpen could not open an installed kdb
+    std::vector<std::string> bad_rows;          // rows of MIOpen's user kdbs that fail kdbgen's checks
+    std::size_t processes = 0;                  // replay (or driver) processes run
+    std::string client = "kdbgen-miopen-replay";  // or MIOpenDriver (check_card_with_driver)
 };
 
 // Finds the compilers the library starts (absolute paths of clang/clang++ in
@@ -87,5 +145,18 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
 // last round is the end-to-end check.
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds);
+
+// MIOpenDriver inside the installation (Debian: libmiopen1-tests), as a path
+// inside the root; nullopt when it has none.
+std::optional<fs::path> installed_driver(const EngineSetup& setup);
+
+// The end-to-end check with a client kdbgen did not write: every problem run
+// through MIOpenDriver, one process per problem and way (Find, and -S 0 for
+// convolutions), with setup.system_db's kdbs installed and an empty user db
+// each; what MIOpen compiled is read from its log. A problem that fails with
+// the kdbs is run again without them: one that then passes is a failure the
+// kdbs caused. Problems MIOpenDriver cannot run fall back to the replay.
+CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                  const fs::path& driver);
 
 }  // namespace kdbgen

@@ -35,9 +35,11 @@ void EngineFlags::add_to(CLI::App& app) {
                    "(tools/miopen-roots); kdbgen enters it with chroot (as root) and installs its compiler wrapper "
                    "there (default /: this system)");
     app.add_option("--check-kdbs", check_kdbs,
-                   "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs, replay, and report what "
-                   "MIOpen still compiles (0 when the kdbs hold every kernel it asks for); writes no kdb, exit 1 "
-                   "when it compiles anything");
+                   "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs and run every problem "
+                   "through MIOpen's own MIOpenDriver (Find, and -S 0 for convolutions; one process each, an empty "
+                   "user db each; the replay where the installation has no driver), and report what MIOpen still "
+                   "compiles; writes no kdb; exit 1 when it compiles anything, a problem fails or MIOpen cannot read "
+                   "a kdb");
     app.add_option("--engine-rounds", rounds,
                    "with --engine miopen: replay each card until MIOpen, with the kernels so far installed as its "
                    "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
@@ -75,8 +77,12 @@ nlohmann::json card_json(const CardReplay& replay) {
             ++ok;
             continue;
         }
+        nlohmann::json failed_compiles = nlohmann::json::array();
+        for (const auto& key : outcome.failed_compiles)
+            failed_compiles.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
         failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
-                            {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors}});
+                            {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors},
+                            {"failed_compiles", failed_compiles}});
     }
     std::map<std::string, std::size_t> by_file;
     for (const auto& record : replay.records) ++by_file[record.key.kernel_name];
@@ -87,8 +93,19 @@ nlohmann::json card_json(const CardReplay& replay) {
         if (outcome.ok && (!outcome.miopen_errors.empty() || !outcome.notes.empty()))
             with_errors.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"notes", outcome.notes},
                                    {"miopen_errors", outcome.miopen_errors}});
+    nlohmann::json unstable = nlohmann::json::array();
+    for (const auto& key : replay.unstable)
+        unstable.push_back({{"kernel_name", key.kernel_name}, {"varying_defines", key.varying_defines},
+                            {"examples", key.examples}, {"problem", key.problem}});
     return {{"card", replay.card.spec()},
+            {"client", replay.client},
             {"db_basename", replay.card.db_basename()},
+            {"lookups", replay.lookups},
+            {"compiled_in_last_round", replay.compiled},
+            {"processes", replay.processes},
+            {"unstable_keys", unstable},
+            {"kdb_unreadable", replay.kdb_unreadable},
+            {"bad_rows", replay.bad_rows},
             {"problems", replay.outcomes.size()},
             {"replayed_ok", ok},
             {"skipped", replay.skipped},
@@ -181,53 +198,88 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
         throw InputError(located(setup.root.string(), 0, "--miopen-root: not a folder"));
     prepare_miopen_root(setup);
 
+    const std::optional<fs::path> driver = checking ? installed_driver(setup) : std::nullopt;
+    if (checking && !driver && !output.quiet)
+        fmt::print(stderr, "kdbgen: {} has no MIOpenDriver (Debian: libmiopen1-tests): checking with kdbgen's replay\n",
+                   setup.root.string());
     nlohmann::json report = nlohmann::json::array();
-    std::size_t failed_problems = 0, compiled_in_check = 0, still_compiled = 0;
+    std::size_t failed_problems = 0, still_compiled = 0, unstable_keys = 0, unreadable = 0, bad_rows = 0;
     std::vector<std::vector<KdbRecord>> records_of(targets.size());
     for (std::size_t t = 0; t < targets.size(); ++t) {
         nlohmann::json cards = nlohmann::json::array();
         std::map<KdbKey, std::size_t> seen;
         for (const Target& card : cards_of(targets[t])) {
             if (!output.quiet)
-                fmt::print(stderr, "kdbgen: {}: replaying {} problems through {} ({} processes)\n", card.spec(),
-                           problems.entries().size(), flags.library, setup.jobs);
-            CardReplay replay = checking ? replay_card(setup, card, problems)
-                                         : replay_card_to_fixpoint(setup, card, problems, flags.rounds);
+                fmt::print(stderr, "kdbgen: {}: {} {} problems through {} ({} processes at a time)\n", card.spec(),
+                           checking ? "checking" : "replaying", problems.entries().size(),
+                           driver ? driver->string() : flags.library, setup.jobs);
+            CardReplay replay = !checking ? replay_card_to_fixpoint(setup, card, problems, flags.rounds)
+                                : driver ? check_card_with_driver(setup, card, problems, *driver)
+                                         : replay_card(setup, card, problems);
+            if (checking && !driver) {
+                // The replay alone: whatever it compiled with the kdbs installed, less unstable keys.
+                replay.still_compiled.clear();
+                for (const auto& record : replay.records) replay.still_compiled.push_back(record.key);
+            }
             still_compiled += replay.still_compiled.size();
-            if (!output.json)
+            unstable_keys += replay.unstable.size();
+            unreadable += replay.kdb_unreadable.size();
+            bad_rows += replay.bad_rows.size();
+            if (!output.json) {
                 for (const auto& key : replay.still_compiled)
-                    fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} again with the kdb installed (its key changes "
-                                       "from run to run, or MIOpen does not find it):\n  {}\n",
-                               card.spec(), key.kernel_name, key.kernel_args);
+                    fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} with the kdb installed:\n  {}\n", card.spec(),
+                               key.kernel_name, key.kernel_args);
+                for (const auto& key : replay.unstable)
+                    fmt::print(stderr, "kdbgen: {}: {} is built from values that change from process to process "
+                                       "({}; e.g. {}): no kdb can serve it, MIOpen compiles it in every process\n",
+                               card.spec(), key.kernel_name, fmt::join(key.varying_defines, ", "), key.problem);
+                for (const auto& line : replay.kdb_unreadable)
+                    fmt::print(stderr, "kdbgen: {}: MIOpen could not read an installed kdb: {}\n", card.spec(), line);
+                for (const auto& line : replay.bad_rows) fmt::print(stderr, "kdbgen: {}: {}\n", card.spec(), line);
+            }
             std::size_t failed = 0;
             for (const auto& outcome : replay.outcomes)
                 if (!outcome.ok) {
                     ++failed;
-                    if (!output.json && !output.quiet) {
+                    if (!output.json) {
                         fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card.spec(), outcome.kind, outcome.key,
                                    outcome.message);
-                        for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
+                        for (const auto& key : outcome.failed_compiles)
+                            fmt::print(stderr, "  not built: {} {}\n", key.kernel_name, key.kernel_args);
+                        if (!output.quiet)
+                            for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
                     }
                 }
             failed_problems += failed - replay.skipped;
-            compiled_in_check += replay.records.size();
             if (!output.quiet)
-                fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} kernels ({} compiler starts; new per round: {}), "
-                                   "{} of {} problems replayed, {:.1f}s\n",
-                           card.spec(), replay.records.size(), replay.compiler_starts,
-                           fmt::join(replay.new_per_round, ", "), replay.outcomes.size() - failed,
-                           replay.outcomes.size(), replay.seconds);
+                fmt::print(stderr, "kdbgen: {}: {} kernel lookups, {} compiled{} ({} processes, {} compiler starts{}), "
+                                   "{} unstable keys, {} of {} problems ok, {:.1f}s\n",
+                           card.spec(), replay.lookups, checking ? replay.still_compiled.size() : replay.records.size(),
+                           checking ? " with the kdbs installed" : " kernels kept", replay.processes,
+                           replay.compiler_starts,
+                           checking ? "" : fmt::format("; new per round: {}", fmt::join(replay.new_per_round, ", ")),
+                           replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(),
+                           replay.seconds);
             cards.push_back(card_json(replay));
-            for (auto& record : replay.records)
-                if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
+            if (!checking)
+                for (auto& record : replay.records)
+                    if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
         }
         report.push_back({{"target", target_json(targets[t])}, {"kdb", targets[t].kdb_filename()}, {"cards", cards}});
     }
+    const bool faults = failed_problems || still_compiled || unreadable || bad_rows;
 
     if (checking) {
-        if (output.json) print_json({{"check", flags.check_kdbs}, {"targets", report}, {"compiled", compiled_in_check}});
-        else fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed\n", compiled_in_check, flags.check_kdbs);
-        return compiled_in_check ? kExitSomeFailed : kExitOk;
+        if (output.json)
+            print_json({{"check", flags.check_kdbs}, {"client", driver ? "MIOpenDriver" : "kdbgen-miopen-replay"},
+                        {"targets", report}, {"compiled", still_compiled}, {"failed_problems", failed_problems},
+                        {"unstable_keys", unstable_keys}, {"kdb_unreadable", unreadable}, {"bad_rows", bad_rows}});
+        else
+            fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed, {} keys "
+                       "change from process to process{}\n",
+                       still_compiled, flags.check_kdbs, driver ? "MIOpenDriver" : "kdbgen's replay", failed_problems,
+                       unstable_keys, unreadable ? fmt::format(", MIOpen could not read a kdb {} times", unreadable) : "");
+        return faults ? kExitSomeFailed : kExitOk;
     }
 
     for (std::size_t t = 0; t < targets.size(); ++t)
@@ -251,8 +303,9 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
     }
     if (output.json) print_json({{"engine", "miopen"}, {"library", flags.library}, {"root", flags.root},
                                  {"targets", report}, {"failed_problems", failed_problems},
-                                 {"still_compiled", still_compiled}});
-    return failed_problems || still_compiled ? kExitSomeFailed : kExitOk;
+                                 {"still_compiled", still_compiled}, {"unstable_keys", unstable_keys},
+                                 {"bad_rows", bad_rows}});
+    return faults ? kExitSomeFailed : kExitOk;
 }
 
 }  // namespace kdbgen::cli

@@ -3,6 +3,7 @@
 #include "kdbgen/miopen_engine.hpp"
 
 #include "kdbgen/cleanup.hpp"
+#include "kdbgen/codeobject.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
 
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -145,6 +147,7 @@ struct ScratchFolder {
 
 struct RunFolder : ScratchFolder {
     fs::path root_view;  // as the replay sees it (inside the root)
+    std::optional<fs::path> system_db_view;  // MIOPEN_SYSTEM_DB_PATH, when kdbs are installed
 };
 
 void copy_helpers(const EngineSetup& setup, const fs::path& to) {
@@ -167,49 +170,29 @@ void copy_helpers(const EngineSetup& setup, const fs::path& to) {
             fs::copy_file(entry.path(), to / "lib" / entry.path().filename(), fs::copy_options::overwrite_existing);
 }
 
-struct Shard {
-    std::vector<std::size_t> problems;  // indexes into the card's replayable problems
-};
-
-struct ReplayResult {
-    std::map<std::size_t, ReplayOutcome> outcomes;
-    std::string load_failure;
-};
-
-// One replay process over the given lines; returns when it exits. Lines it
-// reports are recorded in result; the index of a problem it did not finish
-// (a crash) is returned.
-std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder& run, const fs::path& shard_dir,
-                                      const std::vector<std::size_t>& indexes, const std::vector<std::string>& lines,
-                                      const std::vector<std::string>& environment, ReplayResult& result) {
-    {
-        std::ofstream out(shard_dir / "problems.txt", std::ios::trunc);
-        for (const std::size_t i : indexes) out << i << ' ' << lines[i] << '\n';
-    }
-    const fs::path shard_view = run.root_view / shard_dir.filename();
-    const std::string replay = (run.root_view / "kdbgen-miopen-replay").string();
-    const std::string problems = (shard_view / "problems.txt").string();
-    const std::string library = setup.library.string();
-    std::vector<char*> argv{const_cast<char*>(replay.c_str()), const_cast<char*>(library.c_str()),
-                            const_cast<char*>(problems.c_str()), nullptr};
-    std::vector<char*> envp;
+// One client process (the replay or MIOpenDriver) inside the root, its
+// standard output and error read as one stream line by line: MIOpen's log and
+// the replay's own lines arrive in the order they were written. Returns the
+// wait status.
+int run_client(const EngineSetup& setup, const std::vector<std::string>& arguments,
+               const std::vector<std::string>& environment, const std::function<void(std::string_view)>& on_line) {
+    std::vector<char*> argv, envp;
+    for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
     for (const auto& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
     const std::string root = setup.root.string();
-    const std::string stderr_path = (shard_dir / "stderr.txt").string();
-
     int out_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
     if (pid == 0) {
         // A process group of its own, which the interrupt handler kills with
-        // MIOpen's compilers; and no replay outlives kdbgen.
+        // MIOpen's compilers; and no client outlives kdbgen.
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(out_pipe[1], STDOUT_FILENO);
-        if (err >= 0) dup2(err, STDERR_FILENO);
+        dup2(out_pipe[1], STDERR_FILENO);
         if (root != "/" && (chroot(root.c_str()) != 0 || chdir("/") != 0)) {
             std::printf("load-failed cannot enter %s with chroot: %s\n", root.c_str(), std::strerror(errno));
             std::fflush(stdout);
@@ -223,33 +206,13 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
     const int child_slot = register_child(pid);
     close(out_pipe[1]);
     FILE* stream = fdopen(out_pipe[0], "r");
-    std::optional<std::size_t> current;
     char* line = nullptr;
     std::size_t capacity = 0;
     ssize_t length;
     while ((length = getline(&line, &capacity, stream)) > 0) {
-        std::string text(line, static_cast<std::size_t>(length));
-        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-        std::istringstream words(text);
-        std::string verb;
-        std::size_t index = 0;
-        words >> verb;
-        if (verb == "load-failed") {
-            result.load_failure = text.substr(12);
-            continue;
-        }
-        if (!(words >> index) || index >= lines.size()) continue;
-        std::string rest;
-        std::getline(words, rest);
-        if (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
-        auto& outcome = result.outcomes[index];
-        if (verb == "start") current = index;
-        else if (verb == "note") outcome.notes.push_back(rest);
-        else if (verb == "done") {
-            current.reset();
-            outcome.ok = rest == "ok";
-            if (!outcome.ok) outcome.message = rest.starts_with("fail ") ? rest.substr(5) : rest;
-        }
+        std::string_view text(line, static_cast<std::size_t>(length));
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+        on_line(text);
     }
     std::free(line);
     std::fclose(stream);
@@ -257,43 +220,211 @@ std::optional<std::size_t> run_replay(const EngineSetup& setup, const RunFolder&
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     unregister_temporary(child_slot);
-    if (current) {
-        auto& outcome = result.outcomes[*current];
-        outcome.ok = false;
-        outcome.message = WIFSIGNALED(status) ? fmt::format("the replay crashed (signal {}: {}) on this problem",
-                                                            WTERMSIG(status), strsignal(WTERMSIG(status)))
-                                              : fmt::format("the replay exited ({}) during this problem",
-                                                            WEXITSTATUS(status));
-    }
-    return current;
+    return status;
 }
 
-// MIOpen's error lines in a replay's standard error, by the problem it was on
-// (the replay marks each start); at most a dozen a problem.
-std::map<std::size_t, std::vector<std::string>> miopen_errors_by_problem(const fs::path& shard_dir) {
-    std::map<std::size_t, std::vector<std::string>> errors;
-    std::ifstream in(shard_dir / "stderr.txt");
-    std::string line;
-    std::optional<std::size_t> current;
-    constexpr std::string_view marker = "@@kdbgen-replay start ";
-    while (std::getline(in, line)) {
-        if (line.starts_with(marker)) {
-            current = std::strtoull(line.c_str() + marker.size(), nullptr, 10);
+std::string describe_exit(int status) {
+    return WIFSIGNALED(status) ? fmt::format("signal {}: {}", WTERMSIG(status), strsignal(WTERMSIG(status)))
+                               : fmt::format("exit {}", WEXITSTATUS(status));
+}
+
+// The last lines a client wrote that were neither protocol nor MIOpen's kdb log.
+struct Tail {
+    std::string text;
+    void add(std::string_view line) {
+        text.append(line).push_back('\n');
+        if (text.size() > 4000) text.erase(0, text.size() - 2000);
+    }
+};
+
+// Every kernel MIOpen compiled into a client's user kdb (its cache folder),
+// each row checked as `kdbgen verify` checks a kdb's (MD5 and sizes, a name
+// ending in .o, a code object for the card's processor); a row that fails is
+// named in bad_rows, with the library and the file, and not taken.
+void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path& library,
+                      std::map<KdbKey, Bytes>& kernels, std::vector<std::string>& bad_rows) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(cache, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (it->path().extension() != ".ukdb") continue;
+        if (it->path().stem() != card.db_basename())
+            spdlog::warn("{}: MIOpen named its user kdb {}, not {}.ukdb: the stub's device is not the card kdbgen "
+                         "meant", card.spec(), it->path().filename().string(), card.db_basename());
+        const auto bad = [&](const StoredRow& row, const std::string& why) {
+            bad_rows.push_back(fmt::format("{} wrote {} | {} into {}: {}", library.string(), row.key.kernel_name,
+                                           row.key.kernel_args, it->path().filename().string(), why));
+        };
+        std::vector<StoredRow> rows;
+        try {
+            rows = read_kdb_rows(it->path());
+        } catch (const std::exception& error) {
+            bad_rows.push_back(fmt::format("{} wrote {}, which kdbgen cannot read: {}", library.string(),
+                                           it->path().filename().string(), error.what()));
             continue;
         }
-        if (!current) continue;
-        const bool error = line.find("Error") != std::string::npos || line.find("error:") != std::string::npos;
-        auto& lines = errors[*current];
-        if (error && lines.size() < 12) lines.push_back(line.size() > 2000 ? line.substr(0, 2000) + " ..." : line);
+        for (const auto& row : rows) {
+            if (!row.key.kernel_name.ends_with(".o")) {
+                bad(row, "the kernel name does not end in .o");
+                continue;
+            }
+            Bytes code;
+            try {
+                code = decode_row(row);
+            } catch (const std::exception& error) {
+                bad(row, error.what());
+                continue;
+            }
+            if (const auto faults = check_code_object(code, card); !faults.empty()) {
+                bad(row, faults.front());
+                continue;
+            }
+            kernels.emplace(row.key, std::move(code));
+        }
     }
-    return errors;
 }
 
-std::string stderr_tail(const fs::path& shard_dir) {
-    std::ifstream in(shard_dir / "stderr.txt");
-    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (all.size() > 2000) all = all.substr(all.size() - 2000);
-    return all;
+enum class ReplayMode { Find, Immediate };
+const char* mode_name(ReplayMode mode) { return mode == ReplayMode::Find ? "find" : "immediate"; }
+
+// What one pass (one replay process at a time over a list of problems, in
+// one mode) saw.
+struct PassResult {
+    std::map<std::size_t, ReplayOutcome> outcomes;
+    std::map<std::size_t, KernelLookups> lookups;
+    std::map<KdbKey, Bytes> kernels;
+    std::vector<std::string> bad_rows;
+    std::size_t compiler_starts = 0, processes = 0;
+    std::string load_failure;
+};
+
+struct PassSpec {
+    ReplayMode mode = ReplayMode::Find;
+    // Two processes of one mode are made to differ (the problems' order, the
+    // environment's size, so the stack starts elsewhere): a key built from an
+    // uninitialized value then differs between them.
+    unsigned variant = 0;
+};
+
+// Runs the problems through replay processes, a new one (with an empty user
+// kdb) after a problem that crashed one.
+PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolder& run, const fs::path& pass_dir,
+                    const std::vector<std::size_t>& indexes, const std::vector<std::string>& lines,
+                    const PassSpec& spec) {
+    PassResult result;
+    std::vector<std::size_t> remaining = indexes;
+    for (unsigned process = 0; !remaining.empty(); ++process) {
+        if (setup.interrupted && setup.interrupted->load()) break;
+        const fs::path dir = pass_dir / fmt::format("p{}", process);
+        fs::create_directories(dir / "tmp");
+        {
+            std::ofstream out(dir / "problems.txt", std::ios::trunc);
+            for (const std::size_t i : remaining) out << i << ' ' << lines[i] << '\n';
+        }
+        const fs::path view = run.root_view / fs::relative(dir, run.host);
+        std::vector<std::string> environment{
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "HOME=" + view.string(),
+            "TMPDIR=" + (view / "tmp").string(),
+            "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
+            "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
+            fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
+            "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
+            "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
+            "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
+            // Info2: every kdb lookup, miss and save, with the key (src/binary_cache.cpp).
+            "MIOPEN_LOG_LEVEL=6",
+            fmt::format("KDBGEN_REPLAY_VARIANT={}", std::string(1 + spec.variant * 4093, 'v')),
+        };
+        for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_COMPILER_FAIL_ON"})
+            if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
+        if (run.system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view->string());
+        const std::vector<std::string> arguments{(run.root_view / "kdbgen-miopen-replay").string(),
+                                                 setup.library.string(), (view / "problems.txt").string(),
+                                                 mode_name(spec.mode)};
+        std::optional<std::size_t> current;
+        Tail tail;
+        const int status = run_client(setup, arguments, environment, [&](std::string_view text) {
+            if (text.starts_with("load-failed ")) {
+                result.load_failure = std::string(text.substr(12));
+                return;
+            }
+            for (const std::string_view verb : {"start ", "done ", "note "}) {
+                if (!text.starts_with(verb)) continue;
+                std::string rest(text.substr(verb.size()));
+                const auto space = rest.find(' ');
+                const std::size_t index = std::strtoull(rest.c_str(), nullptr, 10);
+                if (index >= lines.size()) return;
+                rest = space == std::string::npos ? "" : rest.substr(space + 1);
+                auto& outcome = result.outcomes[index];
+                if (verb == "start ") {
+                    current = index;
+                } else if (verb == "note ") {
+                    outcome.notes.push_back(fmt::format("{}: {}", mode_name(spec.mode), rest));
+                } else {
+                    current.reset();
+                    outcome.ok = rest == "ok";
+                    if (!outcome.ok)
+                        outcome.message = fmt::format("{}: {}", mode_name(spec.mode),
+                                                      rest.starts_with("fail ") ? rest.substr(5) : rest);
+                }
+                return;
+            }
+            if (current && read_miopen_log_line(text, result.lookups[*current])) return;
+            tail.add(text);
+        });
+        ++result.processes;
+        collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
+        {
+            std::ifstream log(dir / "compile.log");
+            std::string line;
+            while (std::getline(log, line)) ++result.compiler_starts;
+        }
+        if (!result.load_failure.empty()) {
+            result.load_failure += "\n" + tail.text;
+            break;
+        }
+        if (!current) break;
+        auto& outcome = result.outcomes[*current];
+        outcome.ok = false;
+        outcome.message = fmt::format("{}: the replay ended ({}) on this problem", mode_name(spec.mode),
+                                      describe_exit(status));
+        // Go on after the problem that ended it, in a new process.
+        const auto at = std::find(remaining.begin(), remaining.end(), *current);
+        remaining.erase(remaining.begin(), at == remaining.end() ? remaining.end() : at + 1);
+        if (!std::getenv("KDBGEN_KEEP_ENGINE_RUN")) {
+            std::error_code ignored;
+            fs::remove_all(dir / "cache", ignored);
+        }
+    }
+    return result;
+}
+
+// Keys one problem asked for in one process and not in the other of the same
+// kind, whose counterpart there differs only in some defines' values.
+void find_unstable(const KernelLookups& first, const KernelLookups& second, const std::string& problem,
+                   std::vector<UnstableKey>& unstable) {
+    for (const auto& key : first.asked) {
+        if (second.asked.count(key)) continue;
+        for (const auto& other : second.asked) {
+            if (first.asked.count(other)) continue;
+            const auto varying = varying_defines(key, other);
+            if (!varying) continue;
+            auto known = std::find_if(unstable.begin(), unstable.end(), [&](const UnstableKey& u) {
+                return u.kernel_name == key.kernel_name && u.varying_defines == *varying;
+            });
+            if (known == unstable.end()) {
+                unstable.push_back({key.kernel_name, *varying, {}, problem});
+                known = std::prev(unstable.end());
+            }
+            for (const auto* args : {&key.kernel_args, &other.kernel_args})
+                if (std::find(known->examples.begin(), known->examples.end(), *args) == known->examples.end())
+                    known->examples.push_back(*args);
+        }
+    }
+}
+
+bool is_unstable(const std::vector<UnstableKey>& unstable, const KdbKey& key) {
+    return std::any_of(unstable.begin(), unstable.end(), [&](const UnstableKey& u) { return u.matches(key); });
 }
 
 // Run folders are named kdbgen-engine-<pid>-*: one whose kdbgen is gone
@@ -371,6 +502,72 @@ std::vector<std::string> prepare_miopen_root(const EngineSetup& setup) {
     return compilers;
 }
 
+namespace {
+
+// The run folder inside the root (under its /var/tmp), with kdbgen's helpers
+// and, when kdbs are installed, the system db folder MIOpen is pointed at.
+void make_run_folder(const EngineSetup& setup, RunFolder& run, bool with_system_db) {
+    const fs::path base = inside(setup.root, "/var/tmp");
+    fs::create_directories(base);
+    remove_folders_of_dead_runs(base);
+    std::string pattern = (base / fmt::format("kdbgen-engine-{}-XXXXXX", getpid())).string();
+    if (!mkdtemp(pattern.data()))
+        throw InputError(located(base.string(), 0, std::string("cannot make a run folder: ") + std::strerror(errno)));
+    run.adopt(pattern);
+    run.root_view = fs::path("/var/tmp") / run.host.filename();
+    if (setup.root == "/") run.root_view = run.host;
+    copy_helpers(setup, run.host);
+    if (!with_system_db) return;
+    // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder: the
+    // folder given holds links to everything of the installed one (its
+    // find-dbs, perf-dbs and tuning models, which decide what MIOpen
+    // compiles: Debian's 3.5.1 ships them) and the kdbs to install.
+    const fs::path folder = run.host / "system-db";
+    fs::create_directories(folder);
+    if (const auto installed = installed_system_db(setup)) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(inside(setup.root, *installed), ec))
+            if (entry.path().extension() != ".kdb")
+                fs::create_symlink(*installed / entry.path().filename(), folder / entry.path().filename());
+    }
+    if (setup.system_db)
+        for (const auto& entry : fs::directory_iterator(*setup.system_db))
+            if (entry.path().extension() == ".kdb") fs::copy_file(entry.path(), folder / entry.path().filename());
+    run.system_db_view = run.root_view / "system-db";
+}
+
+void fail_on_load_failure(const EngineSetup& setup, const std::string& load_failure) {
+    if (!load_failure.empty())
+        throw InputError(fmt::format("{}: MIOpen cannot be loaded under kdbgen-hip-stub{}: {}", setup.library.string(),
+                                     setup.root == "/" ? "" : " in " + setup.root.string(), load_failure));
+}
+
+// The outcome of a problem over its processes: failed if any failed; a kernel
+// MIOpen started to build and did not fails it too.
+void settle_outcome(ReplayOutcome& outcome, const KernelLookups& lookups) {
+    outcome.miopen_errors = lookups.errors;
+    outcome.failed_compiles = lookups.failed_compiles();
+    if (outcome.ok && !outcome.failed_compiles.empty()) {
+        outcome.ok = false;
+        outcome.message = fmt::format("MIOpen failed to build {} kernel{} ({} ...)", outcome.failed_compiles.size(),
+                                      outcome.failed_compiles.size() == 1 ? "" : "s",
+                                      outcome.failed_compiles.front().kernel_name);
+    }
+}
+
+void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
+    if (first) {
+        into.ok = from.ok;
+        into.message = from.message;
+    } else if (into.ok && !from.ok) {
+        into.ok = false;
+        into.message = from.message;
+    }
+    into.notes.insert(into.notes.end(), from.notes.begin(), from.notes.end());
+}
+
+}  // namespace
+
 CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems) {
     const auto started = std::chrono::steady_clock::now();
     if (card.arch_wide()) throw std::logic_error("replay_card needs a card (a target with its CU count)");
@@ -387,123 +584,98 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             entries.push_back(&entry);
         } else {
             ++report.skipped;
-            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}});
+            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}, {}});
         }
     }
 
     RunFolder run;
-    {
-        const fs::path base = inside(setup.root, "/var/tmp");
-        fs::create_directories(base);
-        remove_folders_of_dead_runs(base);
-        std::string pattern = (base / fmt::format("kdbgen-engine-{}-XXXXXX", getpid())).string();
-        if (!mkdtemp(pattern.data()))
-            throw InputError(located(base.string(), 0, std::string("cannot make a run folder: ") + std::strerror(errno)));
-        run.adopt(pattern);
-        run.root_view = fs::path("/var/tmp") / run.host.filename();
-        if (setup.root == "/") run.root_view = run.host;
-    }
-    copy_helpers(setup, run.host);
-    std::optional<fs::path> system_db_view;
-    if (setup.system_db) {
-        // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder: the
-        // folder given holds links to everything of the installed one (its
-        // find-dbs, perf-dbs and tuning models, which decide what MIOpen
-        // compiles: Debian's 3.5.1 ships them) and the kdbs to install.
-        const fs::path folder = run.host / "system-db";
-        fs::create_directories(folder);
-        if (const auto installed = installed_system_db(setup)) {
-            std::error_code ec;
-            for (const auto& entry : fs::directory_iterator(inside(setup.root, *installed), ec))
-                fs::create_symlink(*installed / entry.path().filename(), folder / entry.path().filename());
-        }
-        for (const auto& entry : fs::directory_iterator(*setup.system_db))
-            if (entry.path().extension() == ".kdb") {
-                fs::remove(folder / entry.path().filename());
-                fs::copy_file(entry.path(), folder / entry.path().filename());
-            }
-        system_db_view = run.root_view / "system-db";
-    }
+    make_run_folder(setup, run, setup.system_db.has_value());
 
+    // Each problem runs in processes that have done nothing else with it:
+    //   A  find mode, in list order           B  immediate mode, in reverse order
+    //   C  find mode again, reversed, for the convolutions that missed in A
+    //   D  immediate mode again, for the convolutions that missed in B
+    // A convolution's keys are compared between A and C, and B and D; any
+    // other problem's (one way to run it) between A and B.
+    const auto is_conv = [&](std::size_t i) { return std::holds_alternative<ConvProblem>(entries[i]->problem); };
     const unsigned jobs = std::max(1u, std::min<unsigned>(setup.jobs, static_cast<unsigned>(std::max<std::size_t>(1, lines.size()))));
-    std::vector<std::vector<std::size_t>> shards(jobs);
-    for (std::size_t i = 0; i < lines.size(); ++i) shards[i % jobs].push_back(i);
+    std::vector<std::vector<std::size_t>> slices(jobs);
+    for (std::size_t i = 0; i < lines.size(); ++i) slices[i % jobs].push_back(i);
 
-    ReplayResult merged;
-    std::mutex merged_lock;
+    struct SliceResult {
+        PassResult a, b, c, d;
+    };
+    std::vector<SliceResult> slice_results(jobs);
     std::vector<std::thread> threads;
     for (unsigned s = 0; s < jobs; ++s) {
         threads.emplace_back([&, s] {
-            const fs::path shard_dir = run.host / fmt::format("shard-{}", s);
-            fs::create_directories(shard_dir);
-            const fs::path view = run.root_view / shard_dir.filename();
-            std::vector<std::string> environment{
-                "PATH=/usr/local/bin:/usr/bin:/bin",
-                "HOME=" + view.string(),
-                "TMPDIR=" + (view / "tmp").string(),
-                "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
-                "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
-                fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
-                "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
-                "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
-                "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
-                "MIOPEN_LOG_LEVEL=" + std::string(std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") ? std::getenv("KDBGEN_MIOPEN_LOG_LEVEL") : "4"),
+            const fs::path slice_dir = run.host / fmt::format("slice-{}", s);
+            auto& r = slice_results[s];
+            const auto& forward = slices[s];
+            const std::vector<std::size_t> reversed(forward.rbegin(), forward.rend());
+            r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines, {ReplayMode::Find, 0});
+            if (!r.a.load_failure.empty()) return;
+            r.b = run_pass(setup, card, run, slice_dir / "b", reversed, lines, {ReplayMode::Immediate, 1});
+            const auto missed_in = [&](const PassResult& pass, const std::vector<std::size_t>& order) {
+                std::vector<std::size_t> again;
+                for (const std::size_t i : order)
+                    if (is_conv(i) && pass.lookups.count(i) && !pass.lookups.at(i).missed.empty()) again.push_back(i);
+                return again;
             };
-            // Fault injection for kdbgen's tests: a crash in the replay, a failing compiler.
-            for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_COMPILER_FAIL_ON"})
-                if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
-            fs::create_directories(shard_dir / "tmp");
-            if (system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + system_db_view->string());
-            ReplayResult result;
-            std::vector<std::size_t> remaining = shards[s];
-            while (!remaining.empty()) {
-                if (setup.interrupted && setup.interrupted->load()) break;
-                const auto crashed = run_replay(setup, run, shard_dir, remaining, lines, environment, result);
-                if (!result.load_failure.empty()) break;
-                if (!crashed) break;
-                // Go on after the problem that crashed it, in a new process.
-                const auto at = std::find(remaining.begin(), remaining.end(), *crashed);
-                remaining.erase(remaining.begin(), at == remaining.end() ? remaining.end() : at + 1);
-            }
-            if (!result.load_failure.empty()) result.load_failure += "\n" + stderr_tail(shard_dir);
-            for (auto& [index, lines] : miopen_errors_by_problem(shard_dir))
-                if (result.outcomes.count(index)) result.outcomes[index].miopen_errors = std::move(lines);
-            std::lock_guard guard(merged_lock);
-            for (auto& [index, outcome] : result.outcomes) merged.outcomes[index] = std::move(outcome);
-            if (merged.load_failure.empty()) merged.load_failure = result.load_failure;
+            r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), lines, {ReplayMode::Find, 1});
+            r.d = run_pass(setup, card, run, slice_dir / "d", missed_in(r.b, forward), lines, {ReplayMode::Immediate, 0});
         });
     }
     for (auto& thread : threads) thread.join();
-    if (!merged.load_failure.empty())
-        throw InputError(fmt::format("{}: MIOpen cannot be loaded under kdbgen-hip-stub{}: {}", setup.library.string(),
-                                     setup.root == "/" ? "" : " in " + setup.root.string(), merged.load_failure));
+    for (const auto& r : slice_results) {
+        fail_on_load_failure(setup, r.a.load_failure);
+        fail_on_load_failure(setup, r.b.load_failure);
+    }
+
+    std::map<KdbKey, Bytes> kernels;
+    std::map<std::size_t, ReplayOutcome> outcomes;
+    std::map<std::size_t, KernelLookups> lookups;
+    for (const auto& r : slice_results) {
+        for (const PassResult* pass : {&r.a, &r.b, &r.c, &r.d}) {
+            report.compiler_starts += pass->compiler_starts;
+            report.processes += pass->processes;
+            for (const auto& [key, code] : pass->kernels) kernels.emplace(key, code);
+            report.bad_rows.insert(report.bad_rows.end(), pass->bad_rows.begin(), pass->bad_rows.end());
+            for (const auto& [index, seen] : pass->lookups) {
+                lookups[index].add(seen);
+                report.lookups += seen.asked.size();
+                report.compiled += seen.saved.size();
+                report.asked.insert(seen.asked.begin(), seen.asked.end());
+                for (const auto& line : seen.kdb_unreadable)
+                    if (report.kdb_unreadable.size() < 12) report.kdb_unreadable.push_back(line);
+            }
+        }
+        // The primary runs decide a problem's outcome: A and, for a convolution, B.
+        for (const auto& [index, outcome] : r.a.outcomes) merge_outcome(outcomes[index], outcome, true);
+        for (const auto& [index, outcome] : r.b.outcomes)
+            if (is_conv(index)) merge_outcome(outcomes[index], outcome, false);
+        const auto compare = [&](const PassResult& first, const PassResult& second, bool convs) {
+            for (const auto& [index, seen] : first.lookups)
+                if (is_conv(index) == convs && second.lookups.count(index))
+                    find_unstable(seen, second.lookups.at(index),
+                                  fmt::format("{} {}", problem_kind(entries[index]->problem), entries[index]->key),
+                                  report.unstable);
+        };
+        compare(r.a, r.c, true);
+        compare(r.b, r.d, true);
+        compare(r.a, r.b, false);
+    }
 
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        ReplayOutcome outcome = merged.outcomes.count(i) ? merged.outcomes[i] : ReplayOutcome{};
-        if (!merged.outcomes.count(i)) outcome.message = "not replayed (interrupted)";
+        ReplayOutcome outcome = outcomes.count(i) ? outcomes[i] : ReplayOutcome{};
+        if (!outcomes.count(i)) outcome.message = "not replayed (interrupted)";
+        if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
         outcome.kind = std::string(problem_kind(entries[i]->problem));
         outcome.key = entries[i]->key;
         report.outcomes.push_back(std::move(outcome));
     }
-
-    // Every kernel MIOpen compiled is in a shard's user kdb; a key compiled in
-    // two shards is kept once (the first shard's).
-    std::map<KdbKey, Bytes> kernels;
-    for (unsigned s = 0; s < jobs; ++s) {
-        const fs::path shard_dir = run.host / fmt::format("shard-{}", s);
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(shard_dir / "cache", ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it->path().extension() != ".ukdb") continue;
-            if (it->path().stem() != card.db_basename())
-                spdlog::warn("{}: MIOpen named its user kdb {}, not {}.ukdb: the stub's device is not the card kdbgen "
-                             "meant", card.spec(), it->path().filename().string(), card.db_basename());
-            for (const auto& row : read_kdb_rows(it->path())) kernels.emplace(row.key, decode_row(row));
-        }
-        std::ifstream log(shard_dir / "compile.log");
-        std::string line;
-        while (std::getline(log, line)) ++report.compiler_starts;
-    }
-    for (auto& [key, code] : kernels) report.records.push_back({key, std::move(code)});
+    for (auto& [key, code] : kernels)
+        if (!is_unstable(report.unstable, key)) report.records.push_back({key, std::move(code)});
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }
@@ -519,6 +691,7 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
     ScratchFolder scratch;
     scratch.adopt(pattern);
     const fs::path folder = scratch.host;
+    bool settled = false;
     for (unsigned round = 0; round < std::max(1u, max_rounds); ++round) {
         EngineSetup this_round = setup;
         if (round > 0) {
@@ -529,26 +702,226 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         CardReplay replay = replay_card(this_round, card, problems);
         if (round == 0) {
             total.card = replay.card;
-            total.outcomes = replay.outcomes;
             total.skipped = replay.skipped;
-        } else {
-            // A problem that failed in the first round may get through now; keep the latest word.
-            total.outcomes = replay.outcomes;
         }
+        // A problem that failed in the first round may get through now; keep the latest word.
+        total.outcomes = replay.outcomes;
         total.compiler_starts += replay.compiler_starts;
+        total.processes += replay.processes;
         total.seconds += replay.seconds;
+        total.lookups = replay.lookups;
+        total.compiled = replay.compiled;
+        total.asked = std::move(replay.asked);
+        total.kdb_unreadable = replay.kdb_unreadable;
+        total.bad_rows.insert(total.bad_rows.end(), replay.bad_rows.begin(), replay.bad_rows.end());
+        for (auto& found : replay.unstable) {
+            auto known = std::find_if(total.unstable.begin(), total.unstable.end(), [&](const UnstableKey& u) {
+                return u.kernel_name == found.kernel_name && u.varying_defines == found.varying_defines;
+            });
+            if (known == total.unstable.end()) total.unstable.push_back(std::move(found));
+            else
+                for (auto& example : found.examples)
+                    if (std::find(known->examples.begin(), known->examples.end(), example) == known->examples.end())
+                        known->examples.push_back(std::move(example));
+        }
         std::size_t fresh = 0;
         total.still_compiled.clear();
         for (auto& record : replay.records) {
+            if (is_unstable(total.unstable, record.key)) continue;
             if (round > 0) total.still_compiled.push_back(record.key);
             if (!index.emplace(record.key, total.records.size()).second) continue;
             total.records.push_back(std::move(record));
             ++fresh;
         }
         total.new_per_round.push_back(fresh);
-        if (round > 0 && total.still_compiled.empty()) break;
+        if (round > 0 && total.still_compiled.empty()) {
+            settled = true;
+            break;
+        }
     }
+    // Only what the settled round asked for goes into the kdb: a key only an
+    // earlier round asked for (before the kdb held what it loads now), or one
+    // found unstable in a later round, is a row no user's process asks for.
+    std::erase_if(total.records, [&](const KdbRecord& record) {
+        return is_unstable(total.unstable, record.key) || (settled && !total.asked.count(record.key));
+    });
     return total;
+}
+
+std::optional<fs::path> installed_driver(const EngineSetup& setup) {
+    // Debian ships it in libmiopen1-tests; MIOpen's own install puts it in <prefix>/bin.
+    std::vector<fs::path> candidates{"/usr/libexec/rocm/libmiopen1-tests/MIOpenDriver"};
+    for (fs::path dir = setup.library.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+        candidates.push_back(dir / "bin" / "MIOpenDriver");
+    for (const auto& candidate : candidates) {
+        std::error_code ec;
+        if (fs::is_regular_file(inside(setup.root, candidate), ec)) return candidate;
+    }
+    return std::nullopt;
+}
+
+CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                  const fs::path& driver) {
+    const auto started = std::chrono::steady_clock::now();
+    CardReplay report;
+    report.card = card;
+    report.client = "MIOpenDriver";
+
+    // One task per problem and way; problems MIOpenDriver has no command for go to the replay.
+    struct Task {
+        std::size_t problem;
+        std::vector<std::string> args;
+        const char* way;
+    };
+    std::vector<Task> tasks;
+    std::vector<const ProblemSet::Entry*> entries;
+    ProblemSet for_replay;
+    for (const auto& entry : problems.entries()) {
+        std::string why;
+        const auto commands = driver_commands(entry.problem, &why);
+        if (!commands) {
+            for (const auto& origin : entry.origins) for_replay.add(entry.problem, origin);
+            continue;
+        }
+        tasks.push_back({entries.size(), commands->find, "find"});
+        if (commands->immediate) tasks.push_back({entries.size(), *commands->immediate, "immediate (-S 0)"});
+        entries.push_back(&entry);
+    }
+
+    RunFolder run;
+    make_run_folder(setup, run, true);
+    // The same system db without kdbs: a problem that fails with the kdbs runs again with this.
+    const fs::path bare = run.host / "system-db-bare";
+    fs::create_directories(bare);
+    for (const auto& entry : fs::directory_iterator(run.host / "system-db"))
+        if (entry.path().extension() != ".kdb") fs::copy_symlink(entry.path(), bare / entry.path().filename());
+
+    struct TaskResult {
+        int status = 0;
+        KernelLookups lookups;
+        std::map<KdbKey, Bytes> kernels;
+        std::vector<std::string> bad_rows;
+        std::string tail;
+    };
+    const auto run_task = [&](const Task& task, const std::string& name, bool with_kdbs) {
+        TaskResult result;
+        const fs::path dir = run.host / name;
+        fs::create_directories(dir / "tmp");
+        const fs::path view = run.root_view / name;
+        std::vector<std::string> environment{
+            "PATH=/usr/local/bin:/usr/bin:/bin",
+            "HOME=" + view.string(),
+            "TMPDIR=" + (view / "tmp").string(),
+            "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
+            "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
+            fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
+            "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
+            "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
+            "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
+            "MIOPEN_LOG_LEVEL=6",
+            "MIOPEN_SYSTEM_DB_PATH=" + (run.root_view / (with_kdbs ? "system-db" : "system-db-bare")).string(),
+        };
+        std::vector<std::string> arguments{driver.string()};
+        arguments.insert(arguments.end(), task.args.begin(), task.args.end());
+        Tail tail;
+        result.status = run_client(setup, arguments, environment, [&](std::string_view text) {
+            if (!read_miopen_log_line(text, result.lookups)) tail.add(text);
+        });
+        result.tail = tail.text;
+        collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
+        if (!std::getenv("KDBGEN_KEEP_ENGINE_RUN")) {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+        return result;
+    };
+
+    std::vector<TaskResult> first(tasks.size()), second(tasks.size());
+    std::vector<std::optional<TaskResult>> bare_run(tasks.size());
+    std::atomic<std::size_t> next{0};
+    const unsigned jobs = std::max(1u, setup.jobs);
+    std::vector<std::thread> threads;
+    for (unsigned j = 0; j < jobs; ++j)
+        threads.emplace_back([&] {
+            for (std::size_t t; (t = next.fetch_add(1)) < tasks.size();) {
+                if (setup.interrupted && setup.interrupted->load()) return;
+                first[t] = run_task(tasks[t], fmt::format("t{}", t), true);
+                const bool ok = WIFEXITED(first[t].status) && WEXITSTATUS(first[t].status) == 0;
+                // A second process where MIOpen compiled anything: a key that differs is built from
+                // a value that changes from process to process.
+                if (!first[t].lookups.saved.empty()) second[t] = run_task(tasks[t], fmt::format("t{}b", t), true);
+                if (!ok) bare_run[t] = run_task(tasks[t], fmt::format("t{}n", t), false);
+            }
+        });
+    for (auto& thread : threads) thread.join();
+
+    std::map<std::size_t, ReplayOutcome> outcomes;
+    std::map<std::size_t, KernelLookups> lookups;
+    std::map<KdbKey, Bytes> kernels;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto& task = tasks[t];
+        const bool seen_before = outcomes.count(task.problem) != 0;
+        auto& outcome = outcomes[task.problem];
+        if (!seen_before) outcome.ok = true;
+        for (const TaskResult* result : {&first[t], &second[t]}) {
+            report.lookups += result->lookups.asked.size();
+            report.compiled += result->lookups.saved.size();
+            report.asked.insert(result->lookups.asked.begin(), result->lookups.asked.end());
+            for (const auto& line : result->lookups.kdb_unreadable)
+                if (report.kdb_unreadable.size() < 12) report.kdb_unreadable.push_back(line);
+            for (const auto& [key, code] : result->kernels) kernels.emplace(key, code);
+            report.bad_rows.insert(report.bad_rows.end(), result->bad_rows.begin(), result->bad_rows.end());
+        }
+        report.processes += 1 + (first[t].lookups.saved.empty() ? 0 : 1) + (bare_run[t] ? 1 : 0);
+        lookups[task.problem].add(first[t].lookups);
+        find_unstable(first[t].lookups, second[t].lookups,
+                      fmt::format("{} {}", problem_kind(entries[task.problem]->problem), entries[task.problem]->key),
+                      report.unstable);
+        find_unstable(second[t].lookups, first[t].lookups,
+                      fmt::format("{} {}", problem_kind(entries[task.problem]->problem), entries[task.problem]->key),
+                      report.unstable);
+        const bool ok = WIFEXITED(first[t].status) && WEXITSTATUS(first[t].status) == 0;
+        if (ok) continue;
+        std::string command = driver.filename().string();
+        for (const auto& arg : task.args) command += " " + arg;
+        const auto& bare_result = bare_run[t];
+        const bool passes_bare = bare_result && WIFEXITED(bare_result->status) && WEXITSTATUS(bare_result->status) == 0;
+        outcome.ok = false;
+        outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, describe_exit(first[t].status),
+                                      passes_bare ? " with the kdbs installed and passes without them"
+                                                  : ", without the kdbs as well");
+        std::string tail = first[t].tail.size() > 600 ? first[t].tail.substr(first[t].tail.size() - 600) : first[t].tail;
+        outcome.notes.push_back(tail);
+    }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        ReplayOutcome outcome = outcomes.count(i) ? outcomes[i] : ReplayOutcome{};
+        if (!outcomes.count(i)) outcome.message = "not run (interrupted)";
+        if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
+        outcome.kind = std::string(problem_kind(entries[i]->problem));
+        outcome.key = entries[i]->key;
+        report.outcomes.push_back(std::move(outcome));
+    }
+    for (auto& [key, code] : kernels)
+        if (!is_unstable(report.unstable, key)) report.still_compiled.push_back(key);
+    for (auto& [key, code] : kernels) report.records.push_back({key, std::move(code)});
+    if (!for_replay.entries().empty()) {
+        CardReplay replayed = replay_card(setup, card, for_replay);
+        report.outcomes.insert(report.outcomes.end(), replayed.outcomes.begin(), replayed.outcomes.end());
+        report.skipped += replayed.skipped;
+        report.lookups += replayed.lookups;
+        report.compiled += replayed.compiled;
+        report.processes += replayed.processes;
+        report.asked.insert(replayed.asked.begin(), replayed.asked.end());
+        report.kdb_unreadable.insert(report.kdb_unreadable.end(), replayed.kdb_unreadable.begin(),
+                                     replayed.kdb_unreadable.end());
+        report.unstable.insert(report.unstable.end(), replayed.unstable.begin(), replayed.unstable.end());
+        for (auto& record : replayed.records) {
+            report.still_compiled.push_back(record.key);
+            report.records.push_back(std::move(record));
+        }
+    }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
 }
 
 }  // namespace kdbgen

@@ -58,17 +58,20 @@ std::optional<std::string> conv_line(const ConvProblem& p, std::string* why) {
             if (why) *why = "layout " + *layout + " is not replayed";
             return std::nullopt;
         }
-    // The key's "in" fields hold the convolution's output for backward data
-    // (MIOpen swaps them, src/enumerate/find_db.cpp): x is always the forward input.
-    const bool backward_data = p.direction == ConvDirection::BackwardData;
-    const long x_channels = backward_data ? p.out_channels : p.in_channels;
-    const long y_channels = backward_data ? p.in_channels : p.out_channels;
-    const auto& x_spatial = backward_data ? p.out_spatial : p.in_spatial;
-    const auto& y_spatial = backward_data ? p.in_spatial : p.out_spatial;
-    const std::string& x_layout = backward_data ? p.out_layout : p.in_layout;
-    const std::string& y_layout = backward_data ? p.in_layout : p.out_layout;
-    if (backward_data) std::swap((*types)[0], (*types)[2]);
-    const char direction = p.direction == ConvDirection::Forward ? 'F' : backward_data ? 'B' : 'W';
+    // The key's "in" fields hold the convolution's dy for both backward directions: MIOpen
+    // forms their ProblemDescription as {dy, w, x} (src/ocl/convolutionocl.cpp:1090,1211,1250
+    // for backward weights, MIOpen 3.3.0), so x, the forward input, is the key's "out".
+    const bool backward = p.direction != ConvDirection::Forward;
+    const long x_channels = backward ? p.out_channels : p.in_channels;
+    const long y_channels = backward ? p.in_channels : p.out_channels;
+    const auto& x_spatial = backward ? p.out_spatial : p.in_spatial;
+    const auto& y_spatial = backward ? p.in_spatial : p.out_spatial;
+    const std::string& x_layout = backward ? p.out_layout : p.in_layout;
+    const std::string& y_layout = backward ? p.in_layout : p.out_layout;
+    if (backward) std::swap((*types)[0], (*types)[2]);
+    const char direction = p.direction == ConvDirection::Forward ? 'F'
+                           : p.direction == ConvDirection::BackwardData ? 'B'
+                                                                        : 'W';
     return fmt::format("conv dir={} x={} w={} y={} pad={} stride={} dil={} groups={} types={},{},{} layouts={},{},{}",
                        direction, dims(tensor(p.batch, x_channels, x_spatial)),
                        dims(tensor(y_channels, x_channels / p.groups, p.weights_spatial)),
@@ -90,8 +93,13 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
         const char* direction = bn->direction == BatchNormProblem::Direction::ForwardTraining    ? "train"
                                 : bn->direction == BatchNormProblem::Direction::ForwardInference ? "infer"
                                                                                                  : "back";
-        return fmt::format("bnorm dir={} mode={} x={} type={} ptype={} layout={}", direction, static_cast<int>(bn->mode),
-                           dims(bn->x.dims), type_code(bn->data_type), type_code(bn->param_type), bn->layout);
+        // The buffers a caller passes decide the kernel's options (MIO_SAVE_MEAN_VARIANCE,
+        // MIO_RUNNING_RESULT), so the line says which ones it has.
+        const bool uses_saved = bn->direction == BatchNormProblem::Direction::Backward ? bn->use_saved
+                                                                                       : bn->save_results;
+        return fmt::format("bnorm dir={} mode={} x={} type={} ptype={} layout={} saved={} running={}", direction,
+                           static_cast<int>(bn->mode), dims(bn->x.dims), type_code(bn->data_type),
+                           type_code(bn->param_type), bn->layout, uses_saved ? 1 : 0, bn->running_results ? 1 : 0);
     }
     if (const auto* pool = std::get_if<PoolingProblem>(&problem))
         return fmt::format("pool dir={} mode={} x={} y={} win={} pad={} stride={} type={} index={} wsmode={} save={}",
@@ -100,13 +108,15 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
                            dims(pool->pads), dims(pool->strides), type_code(pool->data_type), pool->index_type,
                            pool->workspace_index_mode, pool->save_index ? 1 : 0);
     if (const auto* activation = std::get_if<ActivationProblem>(&problem))
-        return fmt::format("activ dir={} mode={} x={} type={}",
+        return fmt::format("activ dir={} mode={} alpha={} beta={} gamma={} x={} type={}",
                            activation->direction == ActivationProblem::Direction::Forward ? 'F' : 'B', activation->mode,
-                           dims(activation->x.dims), type_code(activation->data_type));
+                           activation->alpha, activation->beta, activation->gamma, dims(activation->x.dims),
+                           type_code(activation->data_type));
     if (const auto* softmax = std::get_if<SoftmaxProblem>(&problem))
-        return fmt::format("softmax dir={} algo={} mode={} x={} type={}",
+        return fmt::format("softmax dir={} algo={} mode={} alpha={} beta={} x={} type={}",
                            softmax->direction == SoftmaxProblem::Direction::Forward ? 'F' : 'B', softmax->algorithm,
-                           softmax->mode, dims(softmax->x.dims), type_code(softmax->data_type));
+                           softmax->mode, softmax->alpha, softmax->beta, dims(softmax->x.dims),
+                           type_code(softmax->data_type));
     if (const auto* lrn = std::get_if<LrnProblem>(&problem))
         return fmt::format("lrn dir={} mode={} n={} alpha={} beta={} k={} save={} x={} type={}",
                            lrn->direction == LrnProblem::Direction::Forward ? 'F' : 'B', lrn->mode, lrn->size,

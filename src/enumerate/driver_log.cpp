@@ -422,6 +422,9 @@ std::vector<Problem> parse_activ(const std::string& command, const std::vector<s
     p.data_type = command == "activfp16" ? DataType::Half : DataType::Float;
     p.x = nchw(f);
     p.mode = static_cast<int>(f.integer("mode"));
+    p.alpha = f.real("alpha");
+    p.beta = f.real("beta");
+    p.gamma = f.real("gamma");
     if (p.mode < 0 || p.mode > 9) throw InputError(fmt::format("MIOpenDriver {}: --mode {} is not 0..9", command, p.mode));
     return forward_and_or_backward(p, f.in_range("forw", 0, 2));
 }

@@ -303,3 +303,42 @@ KDBGEN_STUB_EXPORT HipError hipModuleLaunchCooperativeKernel(void*, unsigned, un
                                                              unsigned, unsigned, void*, void**) {
     return kSuccess;
 }
+
+// MIOpenDriver (libmiopen1-tests) links rocRAND, whose code objects register
+// themselves with the runtime when it is loaded, and which launches through the
+// runtime API: kdbgen runs MIOpen's own driver under the stub too, so these
+// answer as the rest does (nothing runs; a host callback runs at once).
+struct FatBinaryRegistration {
+    void* handles[4] = {};
+};
+KDBGEN_STUB_EXPORT void** __hipRegisterFatBinary(const void*) {
+    trace("__hipRegisterFatBinary");
+    return (new FatBinaryRegistration)->handles;
+}
+KDBGEN_STUB_EXPORT void __hipUnregisterFatBinary(void** handle) {
+    delete reinterpret_cast<FatBinaryRegistration*>(handle);
+}
+KDBGEN_STUB_EXPORT void __hipRegisterFunction(void**, const void*, char*, const char*, unsigned, void*, void*, void*,
+                                              void*, int*) {}
+KDBGEN_STUB_EXPORT HipError __hipPushCallConfiguration(std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t,
+                                                       std::size_t, void*) {
+    return kSuccess;
+}
+KDBGEN_STUB_EXPORT HipError __hipPopCallConfiguration(void*, void*, std::size_t* shared, void** stream) {
+    if (shared) *shared = 0;
+    if (stream) *stream = nullptr;
+    return kSuccess;
+}
+KDBGEN_STUB_EXPORT HipError hipLaunchKernel(const void*, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t,
+                                            void**, std::size_t, void*) {
+    return kSuccess;
+}
+KDBGEN_STUB_EXPORT int hipGetStreamDeviceId(void*) { return 0; }
+KDBGEN_STUB_EXPORT HipError hipStreamGetFlags(void*, unsigned* flags) {
+    if (flags) *flags = 0;
+    return kSuccess;
+}
+KDBGEN_STUB_EXPORT HipError hipLaunchHostFunc(void*, void (*function)(void*), void* data) {
+    if (function) function(data);
+    return kSuccess;
+}

@@ -3,15 +3,32 @@
 // kdbgen-hip-stub. MIOpen then forms and compiles its own kernels into its user
 // kdb, which kdbgen reads afterwards; the replay itself computes nothing.
 //
-//   kdbgen-miopen-replay LIBMIOPEN PROBLEMS
+//   kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate]
+//
+// A convolution is replayed one of the two ways a framework's process runs it
+// (default find), and kdbgen runs each in processes of their own: what MIOpen
+// asks its kdb for depends on what the process did before. After a Find,
+// CompileSolution returns the invoker Find registered and builds nothing
+// (LoadOrPrepareInvoker, src/ocl/convolutionocl.cpp:102-121, MIOpen 3.3.0),
+// while a process that never ran Find (PyTorch without benchmark mode,
+// MIOpenDriver -S 0) compiles through another path, whose keys differ (the
+// data-type defines twice):
+//   find       Find, then the convolution with the winner (MIOpenDriver's default)
+//   immediate  GetSolutionCount/GetSolution, then for every solution
+//              CompileSolution and the *Immediate call (MIOpenDriver -S 0 runs the
+//              first; every one, so that a failing kernel hides no other)
+// Other primitives have one way; they run in either mode.
 //
 // PROBLEMS has one problem a line (src/engine/replay_format.cpp writes it):
 //   <id> conv dir=F|B|W x=N,C,H,W w=K,Cg,Y,X y=N,K,H,W pad=.. stride=.. dil=.. groups=G
 //        types=X,W,Y layouts=X,W,Y
-//   <id> bnorm dir=train|infer|back mode=0|1 x=.. type=T ptype=T layout=L
+//   <id> bnorm dir=train|infer|back mode=0|1 x=.. type=T ptype=T layout=L saved=0|1 running=0|1
+//        (saved: train writes, back reads, the saved mean and inverse variance; running:
+//        train updates the running mean and variance; a buffer not given is passed as null,
+//        as the caller did)
 //   <id> pool dir=F|B mode=M x=.. y=.. win=.. pad=.. stride=.. type=T index=I wsmode=W save=0|1
-//   <id> activ dir=F|B mode=M x=.. type=T
-//   <id> softmax dir=F|B algo=A mode=M x=.. type=T
+//   <id> activ dir=F|B mode=M alpha=A beta=B gamma=G x=.. type=T
+//   <id> softmax dir=F|B algo=A mode=M alpha=A beta=B x=.. type=T
 //   <id> lrn dir=F|B mode=M n=N alpha=A beta=B k=K save=0|1 x=.. type=T
 //   <id> tensorop routine=op|set|scale op=O a=.. b=.. type=T
 // Types are miopenDataType_t numbers; layouts are NCHW, NHWC, NCDHW or NDHWC.
@@ -19,8 +36,9 @@
 // On standard output, flushed line by line so that kdbgen knows which problem
 // a crash interrupted: "start <id>", then "done <id> ok" or
 // "done <id> fail <call>: <MIOpen's status text>"; "note <id> <text>" for a
-// call that failed on the way while the rest went on. On standard error,
-// "@@kdbgen-replay start <id>" before MIOpen's own log lines of a problem.
+// call that failed on the way while the rest went on. kdbgen reads standard
+// error (MIOpen's log) through the same pipe, so MIOpen's lines of a problem
+// come between its start and done.
 #include "miopen_api.hpp"
 
 #include <dlfcn.h>
@@ -187,13 +205,13 @@ struct Notes {
     }
 };
 
-// Find (MIOpen's default find mode, as a framework's first call), then the
-// convolution itself with the winner (its invoke-time helpers: transposes,
-// SetTensor, im2col), then every solution through the immediate API:
-// CompileSolution asks for other keys than Find and compiles one solution per
-// call, so that one failing kernel does not hide the others, and running it
-// builds that solution's invoke-time helpers too.
-void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
+enum class Mode { Find, Immediate };
+
+// Find (MIOpen's default find mode), then the convolution with the winner
+// (its invoke-time helpers: transposes, SetTensor, im2col); or, in a process
+// that runs no Find, every solution GetSolution lists through CompileSolution
+// and the immediate call (running it builds its invoke-time helpers too).
+void replay_conv(api::Handle handle, const Fields& f, const Notes& note, Mode mode) {
     const auto types = ints(field(f, "types"));
     const auto layouts = words(field(f, "layouts"));
     if (types.size() != 3 || layouts.size() != 3) throw std::runtime_error("types and layouts need 3 values");
@@ -211,23 +229,23 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
           "miopenSetConvolutionGroupCount");
     Buffer xb(x.bytes), wb(w.bytes), yb(y.bytes);
     const std::string dir = field(f, "dir");
-    std::size_t workspace_size = 0;
-    if (dir == "F")
-        check(lib->miopenConvolutionForwardGetWorkSpaceSize(handle, w.desc, x.desc, conv, y.desc, &workspace_size),
-              "miopenConvolutionForwardGetWorkSpaceSize");
-    else if (dir == "B")
-        check(lib->miopenConvolutionBackwardDataGetWorkSpaceSize(handle, y.desc, w.desc, conv, x.desc,
-                                                                 &workspace_size),
-              "miopenConvolutionBackwardDataGetWorkSpaceSize");
-    else
-        check(lib->miopenConvolutionBackwardWeightsGetWorkSpaceSize(handle, y.desc, x.desc, conv, w.desc,
-                                                                    &workspace_size),
-              "miopenConvolutionBackwardWeightsGetWorkSpaceSize");
-    Buffer workspace(workspace_size);
 
-    api::ConvAlgoPerf perf[8] = {};
-    int found = 0;
-    try {
+    if (mode == Mode::Find) {
+        std::size_t workspace_size = 0;
+        if (dir == "F")
+            check(lib->miopenConvolutionForwardGetWorkSpaceSize(handle, w.desc, x.desc, conv, y.desc, &workspace_size),
+                  "miopenConvolutionForwardGetWorkSpaceSize");
+        else if (dir == "B")
+            check(lib->miopenConvolutionBackwardDataGetWorkSpaceSize(handle, y.desc, w.desc, conv, x.desc,
+                                                                     &workspace_size),
+                  "miopenConvolutionBackwardDataGetWorkSpaceSize");
+        else
+            check(lib->miopenConvolutionBackwardWeightsGetWorkSpaceSize(handle, y.desc, x.desc, conv, w.desc,
+                                                                        &workspace_size),
+                  "miopenConvolutionBackwardWeightsGetWorkSpaceSize");
+        Buffer workspace(workspace_size);
+        api::ConvAlgoPerf perf[8] = {};
+        int found = 0;
         if (dir == "F") {
             check(lib->miopenFindConvolutionForwardAlgorithm(handle, x.desc, xb.data, w.desc, wb.data, conv, y.desc,
                                                              yb.data, 8, &found, perf, workspace.data,
@@ -259,8 +277,7 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
                                                             workspace.data, workspace.size),
                       "miopenConvolutionBackwardWeights");
         }
-    } catch (const CallFailed& failure) {
-        note(failure);  // the immediate path below still compiles what it can
+        return;
     }
 
     api::ConvSolution solutions[64] = {};
@@ -276,13 +293,13 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
         check(lib->miopenConvolutionBackwardWeightsGetSolution(handle, y.desc, x.desc, conv, w.desc, 64, &count,
                                                                solutions),
               "miopenConvolutionBackwardWeightsGetSolution");
+    if (count == 0) throw CallFailed("GetSolution: no solution for this problem");
     std::size_t largest_workspace = 0;
     for (std::size_t i = 0; i < count; ++i) largest_workspace = std::max(largest_workspace, solutions[i].workspace_size);
     Buffer solution_workspace(largest_workspace);
+    std::size_t failed = 0;
     for (std::size_t i = 0; i < count; ++i) {
         try {
-            // Compiled, then run once: running builds the solution's invoke-time helpers (im2col, transposes)
-            // even where Find failed before reaching them.
             const auto id = solutions[i].solution_id;
             void* ws = solution_workspace.data;
             const std::size_t ws_size = solutions[i].workspace_size;
@@ -306,10 +323,13 @@ void replay_conv(api::Handle handle, const Fields& f, const Notes& note) {
                       "miopenConvolutionBackwardWeightsImmediate");
             }
         } catch (const CallFailed& failure) {
+            ++failed;
             note(CallFailed(std::string(failure.what()) + " (solution " + std::to_string(solutions[i].solution_id) +
                             ")"));
         }
     }
+    // The first solution is the one a framework runs (-S 0): the problem fails with it.
+    if (failed == count) throw CallFailed("every solution GetSolution listed failed");
 }
 
 void replay_batch_norm(api::Handle handle, const Fields& f) {
@@ -328,11 +348,17 @@ void replay_batch_norm(api::Handle handle, const Fields& f) {
         variance(params.bytes), saved_mean(params.bytes), saved_variance(params.bytes);
     float alpha = 1, beta = 0;
     const std::string dir = field(f, "dir");
+    // Absent from lines of older kdbgen versions: every buffer given.
+    const bool saved = !f.count("saved") || integer(f, "saved") != 0;
+    const bool running = !f.count("running") || integer(f, "running") != 0;
+    void* saved_mean_data = saved ? saved_mean.data : nullptr;
+    void* saved_variance_data = saved ? saved_variance.data : nullptr;
     if (dir == "train")
         check(lib->miopenBatchNormalizationForwardTraining(handle, mode, &alpha, &beta, x.desc, xb.data, y.desc,
                                                            yb.data, params.desc, scale.data, bias.data, 0.1,
-                                                           mean.data, variance.data, 1e-5, saved_mean.data,
-                                                           saved_variance.data),
+                                                           running ? mean.data : nullptr,
+                                                           running ? variance.data : nullptr, 1e-5, saved_mean_data,
+                                                           saved_variance_data),
               "miopenBatchNormalizationForwardTraining");
     else if (dir == "infer")
         check(lib->miopenBatchNormalizationForwardInference(handle, mode, &alpha, &beta, x.desc, xb.data, y.desc,
@@ -342,8 +368,8 @@ void replay_batch_norm(api::Handle handle, const Fields& f) {
     else
         check(lib->miopenBatchNormalizationBackward(handle, mode, &alpha, &beta, &alpha, &beta, x.desc, xb.data,
                                                     y.desc, yb.data, x.desc, dxb.data, params.desc, scale.data,
-                                                    mean.data, variance.data, 1e-5, saved_mean.data,
-                                                    saved_variance.data),
+                                                    mean.data, variance.data, 1e-5, saved_mean_data,
+                                                    saved_variance_data),
               "miopenBatchNormalizationBackward");
 }
 
@@ -384,7 +410,9 @@ void replay_activation(api::Handle handle, const Fields& f) {
     const auto owned_activation = create(lib->miopenCreateActivationDescriptor,
                                          lib->miopenDestroyActivationDescriptor, "miopenCreateActivationDescriptor");
     const api::ActivationDescriptor activation = owned_activation.handle;
-    check(lib->miopenSetActivationDescriptor(activation, static_cast<int>(integer(f, "mode")), 1.0, 1.0, 1.0),
+    const auto parameter = [&](const char* name) { return f.count(name) ? std::stod(field(f, name)) : 1.0; };
+    check(lib->miopenSetActivationDescriptor(activation, static_cast<int>(integer(f, "mode")), parameter("alpha"),
+                                             parameter("beta"), parameter("gamma")),
           "miopenSetActivationDescriptor");
     Buffer xb(x.bytes), yb(y.bytes), dxb(x.bytes), dyb(y.bytes);
     if (field(f, "dir") == "F")
@@ -402,11 +430,14 @@ void replay_softmax(api::Handle handle, const Fields& f) {
     Tensor x(dims, type, "NCHW"), y(dims, type, "NCHW");
     Buffer xb(x.bytes), yb(y.bytes), dxb(x.bytes), dyb(y.bytes);
     const int algorithm = static_cast<int>(integer(f, "algo")), mode = static_cast<int>(integer(f, "mode"));
+    // MIOpen forms its softmax kernels' options from alpha and beta (1 and 0 take shortcuts).
+    const float alpha = f.count("alpha") ? std::stof(field(f, "alpha")) : 1.0f;
+    const float beta = f.count("beta") ? std::stof(field(f, "beta")) : 0.0f;
     if (field(f, "dir") == "F")
-        check(lib->miopenSoftmaxForward_V2(handle, &kOne, x.desc, xb.data, &kZero, y.desc, yb.data, algorithm, mode),
+        check(lib->miopenSoftmaxForward_V2(handle, &alpha, x.desc, xb.data, &beta, y.desc, yb.data, algorithm, mode),
               "miopenSoftmaxForward_V2");
     else
-        check(lib->miopenSoftmaxBackward_V2(handle, &kOne, y.desc, yb.data, y.desc, dyb.data, &kZero, x.desc,
+        check(lib->miopenSoftmaxBackward_V2(handle, &alpha, y.desc, yb.data, y.desc, dyb.data, &beta, x.desc,
                                             dxb.data, algorithm, mode),
               "miopenSoftmaxBackward_V2");
 }
@@ -454,8 +485,8 @@ void replay_tensor_op(api::Handle handle, const Fields& f) {
     }
 }
 
-void replay(api::Handle handle, const std::string& kind, const Fields& fields, const Notes& note) {
-    if (kind == "conv") return replay_conv(handle, fields, note);
+void replay(api::Handle handle, const std::string& kind, const Fields& fields, const Notes& note, Mode mode) {
+    if (kind == "conv") return replay_conv(handle, fields, note, mode);
     if (kind == "bnorm") return replay_batch_norm(handle, fields);
     if (kind == "pool") return replay_pooling(handle, fields);
     if (kind == "activ") return replay_activation(handle, fields);
@@ -468,10 +499,12 @@ void replay(api::Handle handle, const std::string& kind, const Fields& fields, c
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: kdbgen-miopen-replay LIBMIOPEN PROBLEMS\n");
+    const std::string mode_name = argc == 4 ? argv[3] : "find";
+    if ((argc != 3 && argc != 4) || (mode_name != "find" && mode_name != "immediate")) {
+        std::fprintf(stderr, "usage: kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate]\n");
         return 2;
     }
+    const Mode mode = mode_name == "find" ? Mode::Find : Mode::Immediate;
     Library library;
     try {
         library = load_library(argv[1]);
@@ -502,13 +535,10 @@ int main(int argc, char** argv) {
         }
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
-        // MIOpen logs to standard error: the marker tells kdbgen whose lines follow.
-        std::fprintf(stderr, "@@kdbgen-replay start %s\n", id.c_str());
-        std::fflush(stderr);
         // Fault injection for kdbgen's tests: a crash inside MIOpen on this problem.
         if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON"); crash && id == crash) std::abort();
         try {
-            replay(handle, kind, fields, Notes{id});
+            replay(handle, kind, fields, Notes{id}, mode);
             std::printf("done %s ok\n", id.c_str());
         } catch (const std::exception& error) {
             std::printf("done %s fail %s\n", id.c_str(), error.what());
