@@ -283,6 +283,25 @@ void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path&
     }
 }
 
+// What a client process (the replay or MIOpenDriver) runs with: the stub as
+// its HIP runtime, describing the card; its own HOME, TMPDIR and empty user
+// db; MIOpen's log at Info2, which names every kdb lookup, miss and save with
+// its key (src/binary_cache.cpp:166-194, MIOpen 3.3.0).
+std::vector<std::string> client_environment(const RunFolder& run, const Target& card, const fs::path& view) {
+    return {
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        "HOME=" + view.string(),
+        "TMPDIR=" + (view / "tmp").string(),
+        "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
+        "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
+        fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
+        "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
+        "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
+        "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
+        "MIOPEN_LOG_LEVEL=6",
+    };
+}
+
 enum class ReplayMode { Find, Immediate };
 const char* mode_name(ReplayMode mode) { return mode == ReplayMode::Find ? "find" : "immediate"; }
 
@@ -321,20 +340,8 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
             for (const std::size_t i : remaining) out << i << ' ' << lines[i] << '\n';
         }
         const fs::path view = run.root_view / fs::relative(dir, run.host);
-        std::vector<std::string> environment{
-            "PATH=/usr/local/bin:/usr/bin:/bin",
-            "HOME=" + view.string(),
-            "TMPDIR=" + (view / "tmp").string(),
-            "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
-            "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
-            fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
-            "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
-            "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
-            "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
-            // Info2: every kdb lookup, miss and save, with the key (src/binary_cache.cpp).
-            "MIOPEN_LOG_LEVEL=6",
-            fmt::format("KDBGEN_REPLAY_VARIANT={}", std::string(1 + spec.variant * 4093, 'v')),
-        };
+        auto environment = client_environment(run, card, view);
+        environment.push_back(fmt::format("KDBGEN_REPLAY_VARIANT={}", std::string(1 + spec.variant * 4093, 'v')));
         for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_COMPILER_FAIL_ON"})
             if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
         if (run.system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view->string());
@@ -808,19 +815,9 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         const fs::path dir = run.host / name;
         fs::create_directories(dir / "tmp");
         const fs::path view = run.root_view / name;
-        std::vector<std::string> environment{
-            "PATH=/usr/local/bin:/usr/bin:/bin",
-            "HOME=" + view.string(),
-            "TMPDIR=" + (view / "tmp").string(),
-            "LD_LIBRARY_PATH=" + (run.root_view / "lib").string(),
-            "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
-            fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
-            "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
-            "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
-            "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
-            "MIOPEN_LOG_LEVEL=6",
-            "MIOPEN_SYSTEM_DB_PATH=" + (run.root_view / (with_kdbs ? "system-db" : "system-db-bare")).string(),
-        };
+        auto environment = client_environment(run, card, view);
+        environment.push_back("MIOPEN_SYSTEM_DB_PATH=" +
+                              (run.root_view / (with_kdbs ? "system-db" : "system-db-bare")).string());
         std::vector<std::string> arguments{driver.string()};
         arguments.insert(arguments.end(), task.args.begin(), task.args.end());
         Tail tail;

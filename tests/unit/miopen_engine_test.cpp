@@ -289,8 +289,15 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
         // the v4r4 implicit-GEMM kernels, and naive_conv only in the second round (once those load from a
         // kdb). The spatial batch-norm key carries an uninitialized value (-DMIO_BN_N_ELEMENTS=<a stack
         // address>, new in every process): no kdb can serve it, so the build names it and never writes it.
-        EXPECT_EQ(built.exit_code, 0) << built.output;
-        EXPECT_EQ(card["replayed_ok"], 4) << card.dump(2);
+        // Debian's 3.5.1 ships gfx1030_36's find-db, whose records name Winograd assembly kernels it does not
+        // ship ("Failed to load kernel source: Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s"): Find and -S 0 of
+        // the two convolutions fail in a user's process, with or without any kdb. They are failures (exit 1).
+        EXPECT_EQ(built.exit_code, 1) << built.output;
+        EXPECT_EQ(card["replayed_ok"], 2) << card.dump(2);
+        for (const auto& failure : card["failures"]) {
+            EXPECT_EQ(failure["kind"], "conv") << failure.dump();
+            EXPECT_NE(failure["message"].get<std::string>().find("miopenStatusUnknownError"), std::string::npos);
+        }
         for (const char* file : {"naive_conv.cpp.o", "MIOpenConvDirUni.cl.o", "MIOpenPooling.cpp.o",
                                  "static_kernel_gridwise_convolution_implicit_gemm_v4r4_nchw_kcyx_nkhw.cpp.o"})
             EXPECT_TRUE(by_file.contains(file)) << file << " missing: " << by_file.dump();
@@ -310,12 +317,19 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
     args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    EXPECT_EQ(checked.exit_code, 0) << checked.output;
     EXPECT_EQ(check["client"], "MIOpenDriver") << checked.output;
     EXPECT_EQ(check["compiled"], 0) << checked.output;
-    EXPECT_EQ(check["failed_problems"], 0) << checked.output;
-    if (GetParam() == "exp") {
+    if (GetParam() == "sid") {
+        EXPECT_EQ(checked.exit_code, 0) << checked.output;
+        EXPECT_EQ(check["failed_problems"], 0) << checked.output;
+    } else {
         EXPECT_GE(check["unstable_keys"].get<int>(), 1) << checked.output;
+        // The two convolutions fail in MIOpenDriver as they do in the replay, and not because of the kdb.
+        EXPECT_EQ(checked.exit_code, 1) << checked.output;
+        EXPECT_EQ(check["failed_problems"], 2) << checked.output;
+        for (const auto& failure : check["targets"][0]["cards"][0]["failures"])
+            EXPECT_NE(failure["message"].get<std::string>().find("without the kdbs as well"), std::string::npos)
+                << failure.dump();
     }
     // ... and without it compiles every kernel again (the check can fail).
     fs::create_directories(work / "empty");
@@ -485,7 +499,11 @@ TEST_P(DebianMiopen, TheReplayGivesMiopenEachProblemAsItCameIn) {
         std::size_t id = 0;
         for (const auto& entry : problems.entries()) {
             out << id++ << ' ' << replay_line(entry.problem).value() << '\n';
-            wanted.insert(std::string(problem_kind(entry.problem)) + " " + entry.key);
+            // MIOpen 3.4's command logger cannot state batch norm's calls exactly (it names FP16 data with
+            // FP32 parameters "bnormfp16", and writes -r for an inference's estimates where 3.3's, which
+            // kdbgen reads, wrote -s): batch norm's buffers are checked by the kdb tests above instead.
+            if (!std::holds_alternative<BatchNormProblem>(entry.problem))
+                wanted.insert(std::string(problem_kind(entry.problem)) + " " + entry.key);
         }
     }
     const std::string view = "/var/tmp/" + run.filename().string();
@@ -595,6 +613,7 @@ TEST_P(DebianMiopen, AnInterruptLeavesNoReplayNoRunFolderAndNoKdb) {
 }
 
 TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
+    // gfx1030_40: no find-db of its own, on which Debian's 3.5.1 fails this 3x3 convolution (above).
     const fs::path work = scratch("shards-" + GetParam());
     std::ofstream(work / "net.log")
         << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
@@ -602,7 +621,7 @@ TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
            "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
     auto build = [&](const std::string& out, const std::string& shard) {
         std::vector<std::string> args{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                      "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
+                                      "gfx1030_40", "--driver-log", (work / "net.log").string(), "-o",
                                       (work / out).string(), "-q"};
         if (!shard.empty()) args.insert(args.end(), {"--shard", shard});
         return test::run_kdbgen(args);
@@ -612,12 +631,12 @@ TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
         ASSERT_EQ(result.exit_code, 0) << shard << "\n" << result.output;
     }
     fs::create_directories(work / "merged");
-    const auto merged = test::run_kdbgen({"merge", (work / "merged" / "gfx1030_36.kdb").string(),
-                                          (work / "s1" / "gfx1030_36.kdb").string(),
-                                          (work / "s2" / "gfx1030_36.kdb").string()});
+    const auto merged = test::run_kdbgen({"merge", (work / "merged" / "gfx1030_40.kdb").string(),
+                                          (work / "s1" / "gfx1030_40.kdb").string(),
+                                          (work / "s2" / "gfx1030_40.kdb").string()});
     ASSERT_EQ(merged.exit_code, 0) << merged.output;
-    const auto diff = test::run_kdbgen({"diff", (work / "all" / "gfx1030_36.kdb").string(),
-                                        (work / "merged" / "gfx1030_36.kdb").string()});
+    const auto diff = test::run_kdbgen({"diff", (work / "all" / "gfx1030_40.kdb").string(),
+                                        (work / "merged" / "gfx1030_40.kdb").string()});
     EXPECT_EQ(diff.exit_code, 0) << diff.output;
     fs::remove_all(work);
 }
