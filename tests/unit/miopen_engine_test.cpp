@@ -541,13 +541,22 @@ TEST_P(DebianMiopen, GeneratedProblemsCompileNothingInMiopensOwnDriver) {
     auto args = common;
     args.insert(args.end(), {"-o", (work / "out").string()});
     const auto built = test::run_kdbgen(args);
-    EXPECT_EQ(built.exit_code, 0) << built.output;
+    const auto build = nlohmann::json::parse(built.output.substr(built.output.find('{')));
+    // A problem MIOpen itself refuses is a failure (exit 1), but never one whose kernel MIOpen failed to build.
+    EXPECT_EQ(built.exit_code, build["failed_problems"].get<int>() ? 1 : 0) << built.output;
+    for (const auto& failure : build["targets"][0]["cards"][0]["failures"])
+        EXPECT_TRUE(failure["failed_compiles"].empty()) << failure.dump();
     args = common;
     args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    EXPECT_EQ(checked.exit_code, 0) << checked.output;
     EXPECT_EQ(check["compiled"], 0) << checked.output;
+    EXPECT_EQ(check["kdb_unreadable"], 0) << checked.output;
+    // What fails in MIOpenDriver fails without the kdbs too: the kdb never breaks a call.
+    for (const auto& failure : check["targets"][0]["cards"][0]["failures"])
+        EXPECT_NE(failure["message"].get<std::string>().find("without the kdbs as well"), std::string::npos)
+            << failure.dump();
+    EXPECT_EQ(checked.exit_code, check["failed_problems"].get<int>() ? 1 : 0) << checked.output;
     for (const auto& key : check["targets"][0]["cards"][0]["unstable_keys"])
         EXPECT_TRUE(key["kernel_name"].get<std::string>().starts_with("MIOpenBatchNorm")) << key.dump();
     fs::remove_all(work);
