@@ -59,9 +59,17 @@ struct KernelLookups {
     std::set<KdbKey> asked, missed, saved;
     std::vector<std::string> errors;       // MIOpen's error lines (a dozen at most)
     std::vector<std::string> kdb_unreadable;  // SQLite refused a kdb: not a database, malformed
+    // Kernel sources this MIOpen does not have ("Failed to load kernel source:
+    // Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s": Debian's 3.5.1 ships no
+    // assembly kernels). MIOpen looks such a kernel up in its kdb first.
+    std::set<std::string> missing_sources;
     // Missed keys no save followed (the target-ID fallback lookup of the same
-    // kernel with -mcpu=<processor> is one kernel, not two).
+    // kernel with -mcpu=<processor> is one kernel, not two), less those whose
+    // source MIOpen lacks.
     std::vector<KdbKey> failed_compiles() const;
+    // Missed keys whose source MIOpen lacks: it cannot build them, a kdb that
+    // held them would serve them.
+    std::vector<KdbKey> without_source() const;
     void add(const KernelLookups& other);
 };
 // Reads one line of MIOpen's log into lookups; false when the line is none of
@@ -91,6 +99,7 @@ struct ReplayOutcome {
     std::vector<std::string> notes;  // calls that failed while the rest went on
     std::vector<std::string> miopen_errors;  // MIOpen's own error lines while on this problem (its log)
     std::vector<KdbKey> failed_compiles;     // kernels MIOpen started to build and did not
+    std::vector<KdbKey> without_source;      // kernels MIOpen asked for but has no source for
 };
 
 struct CardReplay {
@@ -116,6 +125,7 @@ struct CardReplay {
     std::set<KdbKey> asked;                     // every key asked for
     std::vector<std::string> kdb_unreadable;    // MIOpen could not open an installed kdb
     std::vector<std::string> bad_rows;          // rows of MIOpen's user kdbs that fail kdbgen's checks
+    std::set<KdbKey> without_source;            // keys MIOpen asked for and has no source to build
     std::size_t processes = 0;                  // replay (or driver) processes run
     std::string client = "kdbgen-miopen-replay";  // or MIOpenDriver (check_card_with_driver)
 };

@@ -93,6 +93,9 @@ nlohmann::json card_json(const CardReplay& replay) {
         if (outcome.ok && (!outcome.miopen_errors.empty() || !outcome.notes.empty()))
             with_errors.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"notes", outcome.notes},
                                    {"miopen_errors", outcome.miopen_errors}});
+    nlohmann::json without_source = nlohmann::json::array();
+    for (const auto& key : replay.without_source)
+        without_source.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
     nlohmann::json unstable = nlohmann::json::array();
     for (const auto& key : replay.unstable)
         unstable.push_back({{"kernel_name", key.kernel_name}, {"varying_defines", key.varying_defines},
@@ -104,6 +107,7 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"compiled_in_last_round", replay.compiled},
             {"processes", replay.processes},
             {"unstable_keys", unstable},
+            {"kernels_without_source", without_source},
             {"kdb_unreadable", replay.kdb_unreadable},
             {"bad_rows", replay.bad_rows},
             {"problems", replay.outcomes.size()},
@@ -236,6 +240,10 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
                 for (const auto& line : replay.kdb_unreadable)
                     fmt::print(stderr, "kdbgen: {}: MIOpen could not read an installed kdb: {}\n", card.spec(), line);
                 for (const auto& line : replay.bad_rows) fmt::print(stderr, "kdbgen: {}: {}\n", card.spec(), line);
+                if (!replay.without_source.empty() && !output.quiet)
+                    fmt::print(stderr, "kdbgen: {}: MIOpen asked for {} kernels it has no source for (e.g. {}): it "
+                                       "cannot build them; a kdb holding them would serve them\n",
+                               card.spec(), replay.without_source.size(), replay.without_source.begin()->kernel_name);
             }
             std::size_t failed = 0;
             for (const auto& outcome : replay.outcomes)

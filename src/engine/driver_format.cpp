@@ -151,13 +151,19 @@ std::optional<DriverCommands> pool_command(const PoolingProblem& p, std::string*
     return DriverCommands{args, std::nullopt};
 }
 
-std::vector<std::string> nchw_flags(std::string command, const TensorShape& x) {
-    std::vector<std::string> args{std::move(command)};
-    add(args, "-n", x.dims[0]);
-    add(args, "-c", x.dims[1]);
-    add(args, "-H", x.dims[2]);
-    add(args, "-W", x.dims[3]);
-    return args;
+// The activation, softmax and LRN commands: a 4-D FP32 tensor ("activ") or
+// FP16 ("activfp16") as -n -c -H -W, then the primitive's own flags.
+template <typename P, typename AddFlags>
+std::optional<DriverCommands> nchw_command(const std::string& command, const P& p, AddFlags add_flags) {
+    if (p.x.dims.size() != 4 || (p.data_type != DataType::Float && p.data_type != DataType::Half)) return std::nullopt;
+    std::vector<std::string> args{p.data_type == DataType::Half ? command + "fp16" : command};
+    add(args, "-n", p.x.dims[0]);
+    add(args, "-c", p.x.dims[1]);
+    add(args, "-H", p.x.dims[2]);
+    add(args, "-W", p.x.dims[3]);
+    add_flags(args);
+    add_run_flags(args);
+    return DriverCommands{args, std::nullopt};
 }
 
 }  // namespace
@@ -167,33 +173,24 @@ std::optional<DriverCommands> driver_commands(const Problem& problem, std::strin
     if (const auto* conv = std::get_if<ConvProblem>(&problem)) commands = conv_command(*conv, why);
     else if (const auto* bn = std::get_if<BatchNormProblem>(&problem)) commands = bnorm_command(*bn, why);
     else if (const auto* pool = std::get_if<PoolingProblem>(&problem)) commands = pool_command(*pool, why);
-    else if (const auto* activation = std::get_if<ActivationProblem>(&problem)) {
-        if (activation->x.dims.size() == 4 &&
-            (activation->data_type == DataType::Float || activation->data_type == DataType::Half)) {
-            auto args = nchw_flags(activation->data_type == DataType::Half ? "activfp16" : "activ", activation->x);
+    else if (const auto* activation = std::get_if<ActivationProblem>(&problem))
+        commands = nchw_command("activ", *activation, [&](std::vector<std::string>& args) {
             add(args, "-m", activation->mode);
             add(args, "-A", activation->alpha);
             add(args, "-B", activation->beta);
             add(args, "-G", activation->gamma);
             add(args, "-F", activation->direction == ActivationProblem::Direction::Forward ? 1 : 2);
-            add_run_flags(args);
-            commands = DriverCommands{args, std::nullopt};
-        }
-    } else if (const auto* softmax = std::get_if<SoftmaxProblem>(&problem)) {
-        if (softmax->x.dims.size() == 4 &&
-            (softmax->data_type == DataType::Float || softmax->data_type == DataType::Half)) {
-            auto args = nchw_flags(softmax->data_type == DataType::Half ? "softmaxfp16" : "softmax", softmax->x);
+        });
+    else if (const auto* softmax = std::get_if<SoftmaxProblem>(&problem))
+        commands = nchw_command("softmax", *softmax, [&](std::vector<std::string>& args) {
             add(args, "-a", softmax->algorithm);
             add(args, "-m", softmax->mode);
             add(args, "-A", softmax->alpha);
             add(args, "-B", softmax->beta);
             add(args, "-F", softmax->direction == SoftmaxProblem::Direction::Forward ? 1 : 2);
-            add_run_flags(args);
-            commands = DriverCommands{args, std::nullopt};
-        }
-    } else if (const auto* lrn = std::get_if<LrnProblem>(&problem)) {
-        if (lrn->x.dims.size() == 4 && (lrn->data_type == DataType::Float || lrn->data_type == DataType::Half)) {
-            auto args = nchw_flags(lrn->data_type == DataType::Half ? "lrnfp16" : "lrn", lrn->x);
+        });
+    else if (const auto* lrn = std::get_if<LrnProblem>(&problem))
+        commands = nchw_command("lrn", *lrn, [&](std::vector<std::string>& args) {
             add(args, "-N", lrn->size);
             add(args, "-A", lrn->alpha);
             add(args, "-B", lrn->beta);
@@ -202,10 +199,7 @@ std::optional<DriverCommands> driver_commands(const Problem& problem, std::strin
             const bool backward = lrn->direction == LrnProblem::Direction::Backward;
             add(args, "-F", backward ? 0 : 1);
             add(args, "-b", backward || lrn->save_scale ? 1 : 0);
-            add_run_flags(args);
-            commands = DriverCommands{args, std::nullopt};
-        }
-    }
+        });
     if (!commands) {
         if (why && why->empty()) *why = fmt::format("MIOpenDriver has no command for this {} problem", problem_kind(problem));
         return std::nullopt;

@@ -563,6 +563,7 @@ void fail_on_load_failure(const EngineSetup& setup, const std::string& load_fail
 void settle_outcome(ReplayOutcome& outcome, const KernelLookups& lookups) {
     outcome.miopen_errors = lookups.errors;
     outcome.failed_compiles = lookups.failed_compiles();
+    outcome.without_source = lookups.without_source();
     if (outcome.ok && !outcome.failed_compiles.empty()) {
         outcome.ok = false;
         outcome.message = fmt::format("MIOpen failed to build {} kernel{} ({} ...)", outcome.failed_compiles.size(),
@@ -600,7 +601,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             entries.push_back(&entry);
         } else {
             ++report.skipped;
-            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}, {}});
+            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}, {}, {}});
         }
     }
 
@@ -688,6 +689,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
         if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
         outcome.kind = std::string(problem_kind(entries[i]->problem));
         outcome.key = entries[i]->key;
+        report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
         report.outcomes.push_back(std::move(outcome));
     }
     for (auto& [key, code] : kernels)
@@ -730,6 +732,7 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         total.asked = std::move(replay.asked);
         total.kdb_unreadable = replay.kdb_unreadable;
         total.bad_rows.insert(total.bad_rows.end(), replay.bad_rows.begin(), replay.bad_rows.end());
+        total.without_source = replay.without_source;
         for (auto& found : replay.unstable) {
             auto known = std::find_if(total.unstable.begin(), total.unstable.end(), [&](const UnstableKey& u) {
                 return u.kernel_name == found.kernel_name && u.varying_defines == found.varying_defines;
@@ -922,6 +925,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
         outcome.kind = std::string(problem_kind(entries[i]->problem));
         outcome.key = entries[i]->key;
+        report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
         report.outcomes.push_back(std::move(outcome));
     }
     for (auto& [key, code] : kernels)
@@ -938,6 +942,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         report.kdb_unreadable.insert(report.kdb_unreadable.end(), replayed.kdb_unreadable.begin(),
                                      replayed.kdb_unreadable.end());
         report.unstable.insert(report.unstable.end(), replayed.unstable.begin(), replayed.unstable.end());
+        report.without_source.insert(replayed.without_source.begin(), replayed.without_source.end());
         for (auto& record : replayed.records) {
             report.still_compiled.push_back(record.key);
             report.records.push_back(std::move(record));

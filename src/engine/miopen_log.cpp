@@ -66,6 +66,13 @@ bool read_miopen_log_line(std::string_view line, KernelLookups& lookups) {
         return true;
     }
     if (key_after(line, "Successfully loaded binary for: ")) return true;
+    // src/kernels/kernel.cpp.in:55 (MIOpen 3.3.0): MIOPEN_THROW("Failed to load kernel source: " + name).
+    constexpr std::string_view no_source = "Failed to load kernel source: ";
+    if (const auto at = line.find(no_source); at != std::string_view::npos) {
+        std::string_view name = line.substr(at + no_source.size());
+        while (!name.empty() && (name.back() == '\r' || name.back() == '\n' || name.back() == ' ')) name.remove_suffix(1);
+        lookups.missing_sources.emplace(name);
+    }
     // SQLite's words when MIOpen opens a kdb that is no database (src/sqlite_db.cpp logs them).
     for (const std::string_view refused : {"file is not a database", "database disk image is malformed",
                                            "malformed database schema"})
@@ -80,22 +87,37 @@ bool read_miopen_log_line(std::string_view line, KernelLookups& lookups) {
     return true;
 }
 
-std::vector<KdbKey> KernelLookups::failed_compiles() const {
+namespace {
+
+// Missed keys no save of the same kernel followed, one per kernel; those whose
+// source MIOpen lacks, or the others.
+std::vector<KdbKey> never_built(const KernelLookups& lookups, bool source_missing) {
     std::set<std::pair<std::string, std::string>> built;
-    for (const auto& key : saved) built.insert(without_mcpu(key));
+    for (const auto& key : lookups.saved) built.insert(without_mcpu(key));
     std::set<std::pair<std::string, std::string>> reported;
-    std::vector<KdbKey> failed;
-    for (const auto& key : missed) {
+    std::vector<KdbKey> found;
+    for (const auto& key : lookups.missed) {
         const auto base = without_mcpu(key);
-        if (!built.count(base) && reported.insert(base).second) failed.push_back(key);
+        // The key names the object ("X.s.o"), the error its source ("X.s").
+        const std::string source = key.kernel_name.ends_with(".o")
+                                       ? key.kernel_name.substr(0, key.kernel_name.size() - 2)
+                                       : key.kernel_name;
+        if (lookups.missing_sources.count(source) != static_cast<std::size_t>(source_missing)) continue;
+        if (!built.count(base) && reported.insert(base).second) found.push_back(key);
     }
-    return failed;
+    return found;
 }
+
+}  // namespace
+
+std::vector<KdbKey> KernelLookups::failed_compiles() const { return never_built(*this, false); }
+std::vector<KdbKey> KernelLookups::without_source() const { return never_built(*this, true); }
 
 void KernelLookups::add(const KernelLookups& other) {
     asked.insert(other.asked.begin(), other.asked.end());
     missed.insert(other.missed.begin(), other.missed.end());
     saved.insert(other.saved.begin(), other.saved.end());
+    missing_sources.insert(other.missing_sources.begin(), other.missing_sources.end());
     for (const auto& line : other.errors)
         if (errors.size() < 12) errors.push_back(line);
     for (const auto& line : other.kdb_unreadable)
