@@ -13,6 +13,7 @@
 #include "kdbgen/target.hpp"
 
 #include <atomic>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -136,6 +137,13 @@ struct CardReplay {
 // and makes HIP code objects reproducible (-fuse-cuid=none). Returns the paths.
 // Throws InputError naming a compiler the root lacks.
 std::vector<std::string> prepare_miopen_root(const EngineSetup& setup);
+
+// The rows of a user kdb MIOpen wrote, each checked as `kdbgen verify` checks
+// a kdb's (a name ending in .o, MD5 and sizes, a code object for the card's
+// processor): good ones into kernels, each bad one named in bad_rows with the
+// library and the file.
+void read_user_kdb(const fs::path& ukdb, const Target& card, const fs::path& library,
+                   std::map<KdbKey, Bytes>& kernels, std::vector<std::string>& bad_rows);
 
 // MIOpen's own system db folder inside the root (find-dbs, perf-dbs, tuning
 // models), as a path inside it; nullopt when the installation has none.

@@ -237,10 +237,7 @@ struct Tail {
     }
 };
 
-// Every kernel MIOpen compiled into a client's user kdb (its cache folder),
-// each row checked as `kdbgen verify` checks a kdb's (MD5 and sizes, a name
-// ending in .o, a code object for the card's processor); a row that fails is
-// named in bad_rows, with the library and the file, and not taken.
+// Every kernel MIOpen compiled into a client's user kdb (its cache folder).
 void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path& library,
                       std::map<KdbKey, Bytes>& kernels, std::vector<std::string>& bad_rows) {
     std::error_code ec;
@@ -250,36 +247,7 @@ void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path&
         if (it->path().stem() != card.db_basename())
             spdlog::warn("{}: MIOpen named its user kdb {}, not {}.ukdb: the stub's device is not the card kdbgen "
                          "meant", card.spec(), it->path().filename().string(), card.db_basename());
-        const auto bad = [&](const StoredRow& row, const std::string& why) {
-            bad_rows.push_back(fmt::format("{} wrote {} | {} into {}: {}", library.string(), row.key.kernel_name,
-                                           row.key.kernel_args, it->path().filename().string(), why));
-        };
-        std::vector<StoredRow> rows;
-        try {
-            rows = read_kdb_rows(it->path());
-        } catch (const std::exception& error) {
-            bad_rows.push_back(fmt::format("{} wrote {}, which kdbgen cannot read: {}", library.string(),
-                                           it->path().filename().string(), error.what()));
-            continue;
-        }
-        for (const auto& row : rows) {
-            if (!row.key.kernel_name.ends_with(".o")) {
-                bad(row, "the kernel name does not end in .o");
-                continue;
-            }
-            Bytes code;
-            try {
-                code = decode_row(row);
-            } catch (const std::exception& error) {
-                bad(row, error.what());
-                continue;
-            }
-            if (const auto faults = check_code_object(code, card); !faults.empty()) {
-                bad(row, faults.front());
-                continue;
-            }
-            kernels.emplace(row.key, std::move(code));
-        }
+        read_user_kdb(it->path(), card, library, kernels, bad_rows);
     }
 }
 
@@ -461,6 +429,40 @@ void remove_folders_of_dead_runs(const fs::path& base) {
 }
 
 }  // namespace
+
+void read_user_kdb(const fs::path& ukdb, const Target& card, const fs::path& library,
+                   std::map<KdbKey, Bytes>& kernels, std::vector<std::string>& bad_rows) {
+    const auto bad = [&](const StoredRow& row, const std::string& why) {
+        bad_rows.push_back(fmt::format("{} wrote {} | {} into {}: {}", library.string(), row.key.kernel_name,
+                                       row.key.kernel_args, ukdb.string(), why));
+    };
+    std::vector<StoredRow> rows;
+    try {
+        rows = read_kdb_rows(ukdb);
+    } catch (const std::exception& error) {
+        bad_rows.push_back(fmt::format("{} wrote {}, which kdbgen cannot read: {}", library.string(), ukdb.string(),
+                                       error.what()));
+        return;
+    }
+    for (const auto& row : rows) {
+        if (!row.key.kernel_name.ends_with(".o")) {
+            bad(row, "the kernel name does not end in .o");
+            continue;
+        }
+        Bytes code;
+        try {
+            code = decode_row(row);
+        } catch (const std::exception& error) {
+            bad(row, error.what());
+            continue;
+        }
+        if (const auto faults = check_code_object(code, card); !faults.empty()) {
+            bad(row, faults.front());
+            continue;
+        }
+        kernels.emplace(row.key, std::move(code));
+    }
+}
 
 std::optional<fs::path> installed_system_db(const EngineSetup& setup) {
     // MIOpen's system db folder is <prefix>/share/miopen/db, fixed when it was

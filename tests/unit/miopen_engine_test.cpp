@@ -245,6 +245,33 @@ TEST(CodeObject, AClangOffloadBundleIsReadThroughItsAmdgcnEntry) {
     EXPECT_THROW(read_code_object(bundle), std::runtime_error);
 }
 
+// Rows MIOpen wrote are checked as `kdbgen verify` checks a kdb's before any is written: a name that is not
+// an object's and a code object for another processor are named with the library and the file, and dropped.
+TEST(UserKdbRows, EachIsCheckedAsVerifyChecksAKdb) {
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto result = compiler.compile(test::demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", "gfx1030_36", {}));
+    ASSERT_TRUE(result.ok) << result.log;
+    const fs::path ukdb = fs::temp_directory_path() / ("kdbgen-user-kdb-" + std::to_string(getpid()) + ".ukdb");
+    write_kdb(ukdb, {{{"good.cl.o", "-DA=1 -mcpu=gfx1030"}, result.code},
+                     {{"no_suffix.cl", "-DA=1 -mcpu=gfx1030"}, result.code}});
+    std::map<KdbKey, Bytes> kernels;
+    std::vector<std::string> bad;
+    read_user_kdb(ukdb, parse_target("gfx1030_36"), "/usr/lib/libMIOpen.so.1", kernels, bad);
+    EXPECT_EQ(kernels.size(), 1u);
+    EXPECT_TRUE(kernels.count({"good.cl.o", "-DA=1 -mcpu=gfx1030"}));
+    ASSERT_EQ(bad.size(), 1u);
+    EXPECT_NE(bad[0].find("no_suffix.cl"), std::string::npos) << bad[0];
+    EXPECT_NE(bad[0].find("/usr/lib/libMIOpen.so.1"), std::string::npos) << bad[0];
+    EXPECT_NE(bad[0].find(ukdb.string()), std::string::npos) << bad[0];
+    // The same rows for a card of another processor: the code object's machine is not its.
+    kernels.clear();
+    bad.clear();
+    read_user_kdb(ukdb, parse_target("gfx90a:sramecc+:xnack-_110"), "/usr/lib/libMIOpen.so.1", kernels, bad);
+    EXPECT_TRUE(kernels.empty());
+    EXPECT_EQ(bad.size(), 2u);
+    fs::remove(ukdb);
+}
+
 // Debian's MIOpen, run by kdbgen: tools/miopen-roots makes the roots (as
 // root); KDBGEN_MIOPEN_ROOTS names their folder (default build-miopen/).
 class DebianMiopen : public ::testing::TestWithParam<std::string> {
