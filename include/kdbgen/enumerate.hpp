@@ -110,6 +110,8 @@ struct TensorShape {
     std::vector<long> spatial() const { return {dims.begin() + 2, dims.end()}; }
     long elements() const;
     std::vector<long> packed_strides() const;
+    // Packed strides in a layout: NCHW/NCDHW as packed_strides(), NHWC/NDHWC channels last.
+    std::vector<long> packed_strides(std::string_view layout) const;
 };
 
 // Non-convolution primitives, keyed by the network-config string MIOpen forms
@@ -139,6 +141,7 @@ struct PoolingProblem {
     int index_type = 0;            // miopenIndexUint8
     int workspace_index_mode = 0;  // miopenPoolingWorkspaceIndexMask
     bool save_index = true;        // forward in training
+    std::string layout = "NCHW";   // of x and y: NCHW, NHWC, NCDHW or NDHWC (their strides are in the key)
     std::string network_config() const;  // src/pooling/problem_description.cpp:52-88
 };
 

@@ -131,7 +131,9 @@ std::optional<DriverCommands> pool_command(const PoolingProblem& p, std::string*
     std::vector<std::string> args{p.data_type == DataType::Half ? "poolfp16" : "pool"};
     std::string dims;
     for (const long d : p.x.dims) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-    add(args, "-W", dims + (p.x.dims.size() == 5 ? ",NCDHW" : ",NCHW"));
+    const bool channels_last = p.layout == "NHWC" || p.layout == "NDHWC";
+    add(args, "-W", dims + "," + (p.x.dims.size() == 5 ? (channels_last ? "NDHWC" : "NCDHW")
+                                                         : (channels_last ? "NHWC" : "NCHW")));
     const bool three_d = p.x.dims.size() == 5;
     const std::size_t h = three_d ? 1 : 0;
     if (three_d) add(args, "-Z", p.window[0]), add(args, "-s", p.strides[0]), add(args, "-o", p.pads[0]);
@@ -196,10 +198,23 @@ std::optional<DriverCommands> driver_commands(const Problem& problem, std::strin
             add(args, "-B", lrn->beta);
             add(args, "-K", lrn->k);
             add(args, "-m", lrn->mode == 0 ? "within" : "cross");
+            // -F 1: forward alone; -F 0: forward keeping its scale, then (-b 1) the backward (lrn_driver.hpp:129).
             const bool backward = lrn->direction == LrnProblem::Direction::Backward;
-            add(args, "-F", backward ? 0 : 1);
-            add(args, "-b", backward || lrn->save_scale ? 1 : 0);
+            add(args, "-F", backward || lrn->save_scale ? 0 : 1);
+            add(args, "-b", backward ? 1 : 0);
         });
+    else if (const auto* op = std::get_if<TensorOpProblem>(&problem)) {
+        // driver/tensorop_driver.hpp:133-158 (3.3.0): -o 0 SetTensor, 1 ScaleTensor, 2-5 OpTensor add..max,
+        // on A (and a B of A's shape).
+        const int code = op->routine == TensorOpProblem::Routine::SetTensor     ? 0
+                         : op->routine == TensorOpProblem::Routine::ScaleTensor ? 1
+                                                                                : 2 + op->op;
+        struct AsX {
+            const TensorShape& x;
+            DataType data_type;
+        } shape{op->a, op->data_type};
+        commands = nchw_command("tensorop", shape, [&](std::vector<std::string>& args) { add(args, "-o", code); });
+    }
     if (!commands) {
         if (why && why->empty()) *why = fmt::format("MIOpenDriver has no command for this {} problem", problem_kind(problem));
         return std::nullopt;

@@ -102,11 +102,12 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
                            type_code(bn->param_type), bn->layout, uses_saved ? 1 : 0, bn->running_results ? 1 : 0);
     }
     if (const auto* pool = std::get_if<PoolingProblem>(&problem))
-        return fmt::format("pool dir={} mode={} x={} y={} win={} pad={} stride={} type={} index={} wsmode={} save={}",
+        return fmt::format("pool dir={} mode={} x={} y={} win={} pad={} stride={} type={} index={} wsmode={} save={} "
+                           "layout={}",
                            pool->direction == PoolingProblem::Direction::Forward ? 'F' : 'B',
                            static_cast<int>(pool->mode), dims(pool->x.dims), dims(pool->y.dims), dims(pool->window),
                            dims(pool->pads), dims(pool->strides), type_code(pool->data_type), pool->index_type,
-                           pool->workspace_index_mode, pool->save_index ? 1 : 0);
+                           pool->workspace_index_mode, pool->save_index ? 1 : 0, pool->layout);
     if (const auto* activation = std::get_if<ActivationProblem>(&problem))
         return fmt::format("activ dir={} mode={} alpha={} beta={} gamma={} x={} type={}",
                            activation->direction == ActivationProblem::Direction::Forward ? 'F' : 'B', activation->mode,

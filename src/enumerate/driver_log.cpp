@@ -359,6 +359,21 @@ std::vector<Problem> parse_pool(const std::string& command, const std::vector<st
     std::string layout;
     p.x = TensorShape{parse_tensor_flag(command, f.text("input"), &layout)};
     const bool three_d = p.x.dims.size() == 5;
+    // After the comma: a layout (MIOpenDriver), or strides (MIOpen's own log of the call,
+    // src/pooling_api.cpp), which must be those of a packed layout.
+    const std::string packed = three_d ? "NCDHW" : "NCHW", channels_last = three_d ? "NDHWC" : "NHWC";
+    if (layout.empty()) {
+        layout = packed;
+    } else if (std::isdigit(static_cast<unsigned char>(layout[0]))) {
+        std::vector<long> strides;
+        for (const auto& part : split(layout, 'x')) strides.push_back(std::strtol(std::string(part).c_str(), nullptr, 10));
+        if (strides == p.x.packed_strides(packed)) layout = packed;
+        else if (strides == p.x.packed_strides(channels_last)) layout = channels_last;
+        else throw InputError(fmt::format("MIOpenDriver {}: -W strides {} are not those of a packed {} or {} tensor",
+                                          command, layout, packed, channels_last));
+    }
+    check_layout(command, "-W", layout, p.x.dims.size());
+    p.layout = layout;
     const auto dhw = [&](const char* d, const char* h, const char* w, bool positive) {
         std::vector<long> v;
         if (three_d) v.push_back(positive ? f.positive(d) : f.integer(d));

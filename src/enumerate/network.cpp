@@ -270,6 +270,7 @@ private:
         }
         p.x = batched(current);
         p.y = batched(out);
+        p.layout = conv_layout(dims);
         p.data_type = data_type();
         // Mask indices are 2-D only (include/miopen/miopen.h:471): 3-D pooling keeps image indices,
         // as MIOpenDriver sets them (driver/pool_driver.hpp:316-319).

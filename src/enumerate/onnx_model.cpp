@@ -303,6 +303,7 @@ private:
         PoolingProblem p;
         p.x = TensorShape{as_2d(x)};
         p.y = TensorShape{as_2d(y)};
+        p.layout = p.x.dims.size() == 5 ? "NCDHW" : "NCHW";  // ONNX tensors are channels-first
         p.data_type = type_;
         p.mode = (op == "MaxPool" || op == "GlobalMaxPool") ? PoolingProblem::Mode::Max : PoolingProblem::Mode::Average;
         if (op.starts_with("Global")) {

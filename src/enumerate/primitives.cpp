@@ -218,6 +218,19 @@ std::vector<long> TensorShape::packed_strides() const {
     return strides;
 }
 
+std::vector<long> TensorShape::packed_strides(std::string_view layout) const {
+    if (layout != "NHWC" && layout != "NDHWC") return packed_strides();
+    // Innermost first: C, then W, H, [D], then N.
+    std::vector<long> strides(dims.size(), 1);
+    long stride = dims[1];
+    for (std::size_t i = dims.size() - 1; i >= 2; --i) {
+        strides[i] = stride;
+        stride *= dims[i];
+    }
+    strides[0] = stride;
+    return strides;
+}
+
 std::string BatchNormProblem::network_config() const {
     switch (direction) {
         case Direction::ForwardTraining: return bn_forward_training(*this);
@@ -240,11 +253,12 @@ std::string PoolingProblem::network_config() const {
                                   x_joined(window), x_joined(strides), x_joined(pads), index_type,
                                   workspace_index_mode);
     if (direction == Direction::Forward) out += fmt::format("_is{}", flag(save_index));
-    out += fmt::format("_xd{}_xs{}_yd{}_ys{}", x_joined(x.dims), x_joined(x.packed_strides()), x_joined(y.dims),
-                       x_joined(y.packed_strides()));
+    const auto x_strides = x.packed_strides(layout), y_strides = y.packed_strides(layout);
+    out += fmt::format("_xd{}_xs{}_yd{}_ys{}", x_joined(x.dims), x_joined(x_strides), x_joined(y.dims),
+                       x_joined(y_strides));
     if (direction == Direction::Backward)
-        out += fmt::format("_dxd{}_dxs{}_dyd{}_dys{}", x_joined(x.dims), x_joined(x.packed_strides()),
-                           x_joined(y.dims), x_joined(y.packed_strides()));
+        out += fmt::format("_dxd{}_dxs{}_dyd{}_dys{}", x_joined(x.dims), x_joined(x_strides), x_joined(y.dims),
+                           x_joined(y_strides));
     return out;
 }
 

@@ -284,6 +284,17 @@ TEST(DriverLog, PrimitiveNetworkConfigs) {
     EXPECT_EQ(key("pool -W 32x64x112x112 -y 3 -x 3 -p 1 -q 1 -v 2 -u 2 -m max -F 1"),
               "m1_dt1_ker3x3_str2x2_pad1x1_it0_im0_is0_xd32x64x112x112_xs802816x12544x112x1_yd32x64x56x56_ys200704x3136x56x1");
     EXPECT_EQ(parse_driver_command("pool -W 1x8x4x4 -y 2 -x 2 -v 2 -u 2 -m avg").size(), 2u);
+    // An NHWC pooling's strides are channels-last in its key (the network config names x's and y's strides,
+    // src/pooling/problem_description.cpp:52-88, MIOpen 3.3.0); MIOpen's log of the call gives the strides
+    // themselves after the comma (Pooling_logging_cmd), which read back to the same layout.
+    EXPECT_EQ(key("pool -W 2x4x8x10,NHWC -y 2 -x 2 -p 0 -q 0 -v 1 -u 1 -m max -F 1"),
+              "m1_dt1_ker2x2_str1x1_pad0x0_it0_im0_is0_xd2x4x8x10_xs320x1x40x4_yd2x4x7x9_ys252x1x36x4");
+    EXPECT_EQ(key("pool -M 0 --input 2x4x8x10,320x1x40x4 -y 2 -x 2 -p 0 -q 0 -v 1 -u 1 -m max -F 1"),
+              key("pool -W 2x4x8x10,NHWC -y 2 -x 2 -p 0 -q 0 -v 1 -u 1 -m max -F 1"));
+    EXPECT_EQ(key("pool -M 0 --input 2x4x8x10,320x80x10x1 -y 2 -x 2 -v 1 -u 1 -m max -F 1"),
+              key("pool -W 2x4x8x10 -y 2 -x 2 -v 1 -u 1 -m max -F 1"));
+    EXPECT_NE(test::input_error_of([] { parse_driver_command("pool -W 2x4x8x10,7x7x7x7 -F 1"); }).find("7x7x7x7"),
+              std::string::npos);
     EXPECT_EQ(key("lrn -A 0.0001 -B 0.75 -F 1 -H 27 -K 2 -N 5 -W 27 -c 96 -m 1 -n 128"),
               "lrn-fwd-mode1-n5-a0.0001-b0.75-k2-128x96x27x27-FP32");
     // tensorop (driver/tensorop_driver.hpp:148-153): 0 SetTensor, 1 ScaleTensor, 2-5 OpTensor add..max.

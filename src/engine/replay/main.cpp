@@ -26,7 +26,7 @@
 //        (saved: train writes, back reads, the saved mean and inverse variance; running:
 //        train updates the running mean and variance; a buffer not given is passed as null,
 //        as the caller did)
-//   <id> pool dir=F|B mode=M x=.. y=.. win=.. pad=.. stride=.. type=T index=I wsmode=W save=0|1
+//   <id> pool dir=F|B mode=M x=.. y=.. win=.. pad=.. stride=.. type=T index=I wsmode=W save=0|1 layout=L
 //   <id> activ dir=F|B mode=M alpha=A beta=B gamma=G x=.. type=T
 //   <id> softmax dir=F|B algo=A mode=M alpha=A beta=B x=.. type=T
 //   <id> lrn dir=F|B mode=M n=N alpha=A beta=B k=K save=0|1 x=.. type=T

@@ -60,6 +60,11 @@ std::size_t private_memory(const PoolingProblem& p) {
            solvers::integer_least_multiple<std::size_t>(std::size_t{4} * t.out_pix_tile1 * t.out_pix_tile0, 16);  // FP16 accumulates in float
 }
 
+// Every 3.3 pooling solver takes channels-first tensors only (IsPossibleLayout4D5D("NCHW") or
+// ("NCDHW"): src/solver/pooling/forward2d.cpp:144-145, forwardNd.cpp:113-114, forwardNaive.cpp:81-86,
+// backward2d.cpp:179-180, backwardNd.cpp:55-60, MIOpen 3.3.0): NHWC pooling has no solver there.
+bool channels_first(const PoolingProblem& p) { return p.layout == "NCHW" || p.layout == "NCDHW"; }
+
 class PoolingForward2d : public PrimitiveSolverFor<PoolingProblem> {
 public:
     std::string_view name() const override { return "PoolingForward2d"; }
@@ -68,6 +73,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const PoolingProblem& p, const PrimitiveContext& ctx, std::string* why) const override {
+        if (!channels_first(p)) return reject(why, "channels-last layout");
         if (p.direction != PoolingProblem::Direction::Forward) return reject(why, "backward");
         if (p.x.dims.size() != 4) return reject(why, "not 2-D");
         if (!(p.data_type == DataType::Float || p.data_type == DataType::Half)) return reject(why, "data type");
@@ -139,6 +145,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const PoolingProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (!channels_first(p)) return reject(why, "channels-last layout");
         if (p.direction != PoolingProblem::Direction::Backward) return reject(why, "forward");
         if (p.x.dims.size() != 4) return reject(why, "not 2-D");
         return backward_local_memory(p) <= 64 * 1024 || reject(why, "window too large for local memory");
@@ -183,6 +190,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const PoolingProblem& p, const PrimitiveContext& ctx, std::string* why) const override {
+        if (!channels_first(p)) return reject(why, "channels-last layout");
         if (p.direction != PoolingProblem::Direction::Forward) return reject(why, "backward");
         if (p.x.dims.size() != 5) return reject(why, "not 3-D");
         if (!fp32_or_fp16(p)) return reject(why, "data type");
@@ -219,6 +227,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const PoolingProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (!channels_first(p)) return reject(why, "channels-last layout");
         if (p.direction != PoolingProblem::Direction::Forward) return reject(why, "backward");
         if (!fp32_or_fp16(p)) return reject(why, "data type");
         return p.x.dims.size() == 4 || p.x.dims.size() == 5 || reject(why, "not 2-D or 3-D");
@@ -242,6 +251,7 @@ public:
     using PrimitiveSolverFor::applicable;
     using PrimitiveSolverFor::kernels;
     bool applicable(const PoolingProblem& p, const PrimitiveContext&, std::string* why) const override {
+        if (!channels_first(p)) return reject(why, "channels-last layout");
         if (p.direction != PoolingProblem::Direction::Backward) return reject(why, "forward");
         if (!fp32_or_fp16(p)) return reject(why, "data type");
         if (!(p.x.dims.size() == 4 || p.x.dims.size() == 5)) return reject(why, "not 2-D or 3-D");
