@@ -819,10 +819,15 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
 
     struct TaskResult {
         int status = 0;
+        // MIOpenDriver exits 0 from some runs it reports failed ("RunBackwardGPU() FAILED, rc = 0x70000",
+        // conv_driver.hpp's RunBackwardGPU, MIOpen 3.3.0 and Debian's 3.5.1): that line fails it too.
+        std::string failed_line;
         KernelLookups lookups;
         std::map<KdbKey, Bytes> kernels;
         std::vector<std::string> bad_rows;
         std::string tail;
+        bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0 && failed_line.empty(); }
+        std::string how() const { return failed_line.empty() ? describe_exit(status) : failed_line; }
     };
     const auto run_task = [&](const Task& task, const std::string& name, bool with_kdbs) {
         TaskResult result;
@@ -836,7 +841,10 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         arguments.insert(arguments.end(), task.args.begin(), task.args.end());
         Tail tail;
         result.status = run_client(setup, arguments, environment, [&](std::string_view text) {
-            if (!read_miopen_log_line(text, result.lookups)) tail.add(text);
+            if (read_miopen_log_line(text, result.lookups)) return;
+            if (result.failed_line.empty() && text.find("() FAILED") != std::string_view::npos)
+                result.failed_line = std::string(text.substr(0, 200));
+            tail.add(text);
         });
         result.tail = tail.text;
         collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
@@ -857,7 +865,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
             for (std::size_t t; (t = next.fetch_add(1)) < tasks.size();) {
                 if (setup.interrupted && setup.interrupted->load()) return;
                 first[t] = run_task(tasks[t], fmt::format("t{}", t), true);
-                const bool ok = WIFEXITED(first[t].status) && WEXITSTATUS(first[t].status) == 0;
+                const bool ok = first[t].ok();
                 // A second process where MIOpen compiled anything: a key that differs is built from
                 // a value that changes from process to process.
                 if (!first[t].lookups.saved.empty()) second[t] = run_task(tasks[t], fmt::format("t{}b", t), true);
@@ -894,7 +902,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         find_unstable(second[t].lookups, first[t].lookups,
                       fmt::format("{} {}", problem_kind(entries[task.problem]->problem), entries[task.problem]->key),
                       report.unstable);
-        const bool ok = WIFEXITED(first[t].status) && WEXITSTATUS(first[t].status) == 0;
+        const bool ok = first[t].ok();
         std::string command = driver.filename().string();
         for (const auto& arg : task.args) command += " " + arg;
         const auto& bare_result = bare_run[t];
@@ -913,9 +921,9 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
             }
             continue;
         }
-        const bool passes_bare = bare_result && WIFEXITED(bare_result->status) && WEXITSTATUS(bare_result->status) == 0;
+        const bool passes_bare = bare_result && bare_result->ok();
         outcome.ok = false;
-        outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, describe_exit(first[t].status),
+        outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, first[t].how(),
                                       passes_bare ? " with the kdbs installed and passes without them"
                                                   : ", without the kdbs as well");
         std::string tail = first[t].tail.size() > 600 ? first[t].tail.substr(first[t].tail.size() - 600) : first[t].tail;
