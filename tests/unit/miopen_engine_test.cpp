@@ -617,6 +617,12 @@ TEST_P(DebianMiopen, AKdbMiopenCannotReadFailsTheCheck) {
     EXPECT_EQ(result.exit_code, 1) << result.output;
     const auto check = nlohmann::json::parse(result.output.substr(result.output.find('{')));
     EXPECT_GE(check["kdb_unreadable"].get<int>(), 1) << result.output;
+    // The pooling MIOpenDriver runs without the kdbs fails with them: a failure the kdbs caused, named so.
+    const auto& failures = check["targets"][0]["cards"][0]["failures"];
+    ASSERT_EQ(failures.size(), 1u) << result.output;
+    EXPECT_NE(failures[0]["message"].get<std::string>().find("with the kdbs installed and passes without them"),
+              std::string::npos)
+        << failures.dump();
     fs::remove_all(work);
 }
 
