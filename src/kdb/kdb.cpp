@@ -225,13 +225,40 @@ struct JournalLine {
     fs::path staged, final_path, backup;
 };
 
+// The journal names files of this folder only, each of the kind kdbgen wrote
+// there: "<kdb>", ".<kdb>.kdbgen-stage.<pid>.<x>", ".<kdb>.kdbgen-old.<pid>.<x>"
+// or "-". Anything else (a path, "..", another file's name: a journal someone
+// else planted) is refused before anything is renamed or removed.
 std::vector<JournalLine> read_journal(const fs::path& dir) {
+    const fs::path journal = dir / kJournalName;
     std::vector<JournalLine> lines;
-    for (const auto& line : split(read_text_file(dir / kJournalName), '\n')) {
+    std::size_t number = 0;
+    for (const auto& line : split(read_text_file(journal), '\n')) {
+        ++number;
+        if (line.empty()) continue;
         const auto fields = split(line, '\t');
-        if (fields.size() < 2) continue;
-        lines.push_back({dir / fields[0], dir / fields[1],
-                         fields.size() > 2 && fields[2] != "-" ? dir / fields[2] : fs::path()});
+        const auto refuse = [&](const std::string& why) {
+            return InputError(located(journal.string(), number,
+                                      fmt::format("{}: not a journal kdbgen wrote; nothing was renamed or removed "
+                                                  "(remove the file if no kdbgen is committing here)",
+                                                  why)));
+        };
+        if (fields.size() != 3) throw refuse(fmt::format("{} fields, not 3", fields.size()));
+        const auto plain = [](std::string_view name) {
+            return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+                   name.find('\0') == std::string_view::npos;
+        };
+        const std::string& staged = fields[0], &final_name = fields[1], &backup = fields[2];
+        if (!plain(final_name)) throw refuse(fmt::format("'{}' is not a file name of this folder", final_name));
+        const auto of_kind = [&](const std::string& name, std::string_view kind) {
+            return plain(name) && name.starts_with("." + final_name + "." + std::string(kind) + ".") &&
+                   temporary_owner(name) != 0;
+        };
+        if (!of_kind(staged, "kdbgen-stage"))
+            throw refuse(fmt::format("'{}' is not the staged copy of {}", staged, final_name));
+        if (backup != "-" && !of_kind(backup, "kdbgen-old"))
+            throw refuse(fmt::format("'{}' is not the backup of {}", backup, final_name));
+        lines.push_back({dir / staged, dir / final_name, backup == "-" ? fs::path() : dir / backup});
     }
     return lines;
 }

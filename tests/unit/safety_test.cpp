@@ -592,6 +592,49 @@ TEST(Safety, D6_KillBetweenTheRenamesIsRolledForwardByTheNextRun) {
     EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
 }
 
+// A commit journal holds names of this folder's kdbgen files only: one someone planted, naming a path, a
+// "../" or another file, is refused (exit 2, naming it) before anything is renamed or removed, on every path
+// that recovers a folder (build, --update, merge into it, merge into it with it as a shard too).
+TEST(Safety, D6_APlantedJournalRenamesAndRemovesNothing) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "shard", cache)).exit_code, 0);
+    fs::create_directories(dir / "v");
+    const auto victim = dir / "v" / "victim";
+    const std::vector<std::string> journals = {
+        "x\tgfx1030_36.kdb\t" + victim.string() + "\n",                                  // an absolute backup
+        ".gfx1030_36.kdb.kdbgen-stage.1.ab\t../v/victim\t-\n",                            // "../" as the kdb
+        ".gfx1030_36.kdb.kdbgen-stage.1.ab\tgfx1030_36.kdb\t../v/victim\n",               // "../" as the backup
+        "../v/victim\tgfx1030_36.kdb\t-\n",                                               // "../" as the stage
+        ".other.kdb.kdbgen-stage.1.ab\tgfx1030_36.kdb\t-\n",                              // another kdb's stage
+    };
+    const std::vector<std::vector<std::string>> runs = {
+        build_args(fill_manifest(dir.path(), 3, 2), out, cache),
+        [&] {
+            auto args = build_args(fill_manifest(dir.path(), 3, 2), out, cache);
+            args.push_back("--update");
+            return args;
+        }(),
+        {"merge", out.string(), (dir / "shard").string()},
+        {"merge", out.string(), out.string(), (dir / "shard").string()},
+    };
+    for (const auto& journal : journals)
+        for (const auto& args : runs) {
+            write_file_atomic(victim, test::bytes_of("precious"));
+            write_file_atomic(out / ".kdbgen-commit", test::bytes_of(journal));
+            const auto old = kdb_bytes(out);
+            const auto run = run_kdbgen(args);
+            EXPECT_EQ(run.exit_code, 2) << args[0] << " with " << journal << run.output;
+            EXPECT_NE(run.output.find(".kdbgen-commit"), std::string::npos) << run.output;
+            EXPECT_EQ(read_text_file(victim), "precious") << args[0] << " with " << journal;
+            EXPECT_EQ(kdb_bytes(out), old) << args[0] << " with " << journal;
+        }
+    fs::remove(out / ".kdbgen-commit");
+    EXPECT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), out, cache)).exit_code, 0);
+}
+
 // --- 8: signals are honoured in every phase; verify on a FIFO does not hang.
 
 namespace {
