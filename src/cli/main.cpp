@@ -4,6 +4,7 @@
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
         app.exit(e);
         return kExitBadInput;
     }
+    // Diagnostics go to standard error: standard output is the result (--json a script parses).
+    spdlog::set_default_logger(spdlog::stderr_color_mt("kdbgen"));
     spdlog::set_pattern("kdbgen: %v");
     spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
     try {

@@ -137,6 +137,19 @@ TEST(Cli, DemoBuildWritesVerifiedKdbsAndJson) {
 // kdbgen's reported peak is its own, not that of the process that started it: Linux's
 // ru_maxrss keeps the peak of the image before exec, so a kdbgen run from a script holding a
 // plan's 1.4 GB of JSON reported the script's size (tools/bench's warm run: 4,954 MiB).
+// Standard output is the result: a warning (here --no-cache's) goes to standard error, so --json parses.
+TEST(Cli, WarningsGoToStandardErrorSoJsonParses) {
+    test::TempDir dir;
+    const std::string command = std::string(test::kdbgen_binary()) + " build -n --json --no-cache --targets gfx1030_36 -o " +
+                                (dir / "out").string() + " > " + (dir / "out.json").string() + " 2> " +
+                                (dir / "err.txt").string();
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const std::string out = read_text_file(dir / "out.json"), err = read_text_file(dir / "err.txt");
+    EXPECT_TRUE(nlohmann::json::accept(out)) << out.substr(0, 300);
+    EXPECT_NE(err.find("--no-cache"), std::string::npos) << err;
+    EXPECT_EQ(out.find("kdbgen: "), std::string::npos) << out.substr(0, 300);
+}
+
 TEST(Cli, PeakMemoryIsKdbgensOwnNotItsParents) {
     constexpr std::size_t kParent = std::size_t{768} << 20;
     std::vector<char> held(kParent, 1);  // touched: resident in this process when kdbgen starts
