@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <fstream>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -110,7 +111,7 @@ Bytes decode_row(const StoredRow& row) {
 
 std::vector<StoredRow> read_kdb_rows(const fs::path& path) {
     require_regular_input(path);  // SQLite would block on a FIFO forever
-    sqlite::Database db(path, SQLITE_OPEN_READONLY);
+    auto db = sqlite::Database::read_only(path);
     check_schema(db);
     sqlite::Statement select(
         db, "SELECT id, kernel_name, kernel_args, kernel_blob, kernel_hash, uncompressed_size "
@@ -514,7 +515,7 @@ std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& inte
         if (stage.update && fs::exists(stage.path, ec)) {
             if (!fs::is_regular_file(stage.path, ec))
                 throw InputError(located(stage.path.string(), 0, "is not a regular file: cannot update it"));
-            old = std::make_unique<sqlite::Database>(stage.path, SQLITE_OPEN_READONLY);
+            old = std::make_unique<sqlite::Database>(sqlite::Database::read_only(stage.path));
             check_schema(*old);
             sqlite::Statement integrity(*old, "PRAGMA integrity_check;");
             while (integrity.step())
@@ -711,25 +712,24 @@ VerifyReport verify_kdb(const fs::path& path, const std::optional<Target>& targe
     VerifyReport report;
     require_regular_input(path);  // SQLite would block on a FIFO forever
     {
-        sqlite::Database db(path, SQLITE_OPEN_READONLY);
+        auto db = sqlite::Database::read_only(path);
         try {
             sqlite::Statement integrity(db, "PRAGMA integrity_check;");
             while (integrity.step())
                 if (integrity.text(0) != "ok") report.faults.push_back("integrity: " + integrity.text(0));
-            sqlite::Statement journal(db, "PRAGMA journal_mode;");
-            if (journal.step()) {
-                const auto mode = journal.text(0);
-                // MIOpen itself switches the dbs it writes to WAL (SQLiteBase,
-                // src/include/miopen/sqlite_db.hpp:281-289, MIOpen 3.3.0): a kdb
-                // taken from a user's cache is then in WAL mode.
-                if (mode == "wal")
-                    report.faults.push_back(fmt::format(
-                        "journal mode is wal (MIOpen writes its own dbs so, src/include/miopen/sqlite_db.hpp:281-289); "
-                        "a shipped kdb must be in delete mode: rewrite it with `kdbgen merge NEW.kdb {}`",
-                        path.string()));
-                else if (mode != "off" && mode != "delete")
-                    report.faults.push_back("journal mode is " + mode + ", MIOpen's db_sync wants off or delete");
-            }
+            // Of the journal modes only WAL persists in the file: its header's
+            // read and write versions (bytes 18 and 19) are 2 (https://sqlite.org/fileformat2.html).
+            // The header, not PRAGMA journal_mode: the file is opened immutable, which reports "delete".
+            // MIOpen itself switches the dbs it writes to WAL (SQLiteBase,
+            // src/include/miopen/sqlite_db.hpp:281-289, MIOpen 3.3.0): a kdb
+            // taken from a user's cache is then in WAL mode.
+            char header[20] = {};
+            std::ifstream(path, std::ios::binary).read(header, sizeof header);
+            if (header[18] == 2 || header[19] == 2)
+                report.faults.push_back(fmt::format(
+                    "journal mode is wal (MIOpen writes its own dbs so, src/include/miopen/sqlite_db.hpp:281-289); "
+                    "a shipped kdb must be in delete mode: rewrite it with `kdbgen merge NEW.kdb {}`",
+                    path.string()));
         } catch (const InputError& e) {
             report.faults.push_back(e.what());
             return report;

@@ -4,7 +4,10 @@
 #include "kdbgen/error.hpp"
 #include "kdbgen/util.hpp"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
+
+#include <cctype>
 
 #include <string>
 
@@ -12,14 +15,26 @@ namespace kdbgen::sqlite {
 
 class Database {
 public:
-    Database(const fs::path& path, int flags) : path_(path.string()) {
-        if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    Database(const fs::path& path, int flags) : Database(path, path.string(), flags) {}
+    // name: what SQLite opens (a path, or a file: URI for it); path: what messages name.
+    Database(const fs::path& path, const std::string& name, int flags) : path_(path.string()) {
+        if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
             const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
             sqlite3_close(db_);
             throw InputError(located(path_, 0, "cannot open as SQLite: " + why));
         }
         sqlite3_extended_result_codes(db_, 1);
     }
+    // Opens for reading without leaving anything beside the file: a read-only
+    // connection to a WAL-mode database (MIOpen writes its own so) creates -wal
+    // and -shm files it cannot remove. With no -wal there, every row is in the
+    // file itself, so it is opened immutable (nothing created); with one, as is.
+    static Database read_only(const fs::path& path) {
+        std::error_code ec;
+        if (fs::exists(fs::path(path.string() + "-wal"), ec)) return Database(path, SQLITE_OPEN_READONLY);
+        return Database(path, uri_immutable(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    }
+    Database(Database&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) { other.db_ = nullptr; }
     ~Database() { sqlite3_close(db_); }
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
@@ -37,6 +52,16 @@ public:
     std::string error() const { return sqlite3_errmsg(db_); }
 
 private:
+    // file:<absolute path, percent-encoded>?immutable=1 (https://sqlite.org/uri.html).
+    static std::string uri_immutable(const fs::path& path) {
+        const std::string absolute = fs::absolute(path).string();
+        std::string uri = "file:";
+        for (const unsigned char c : absolute) {
+            if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') uri += static_cast<char>(c);
+            else uri += fmt::format("%{:02X}", c);
+        }
+        return uri + "?immutable=1";
+    }
     std::string path_;
     sqlite3* db_ = nullptr;
 };

@@ -1148,6 +1148,33 @@ TEST(Trust, WalPerfDbLeavesNothingInTmpdir) {
     EXPECT_TRUE(left.empty()) << fmt::format("{}", fmt::join(left, " "));
 }
 
+// A kdb in WAL mode (as MIOpen writes its own): reading it (verify, inspect, diff, a merge input, --update of
+// the output folder) left -wal and -shm beside it. Read-only opens are immutable when no -wal is there.
+TEST(Trust, ReadingAWalKdbLeavesNothingBesideIt) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "shard", cache)).exit_code, 0);
+    for (const auto& folder : {out, dir / "shard"})
+        for (const auto& entry : fs::directory_iterator(folder))
+            ASSERT_EQ(run_process({"/usr/bin/sqlite3", entry.path().string(), "PRAGMA journal_mode=WAL;"}).exit_code, 0);
+    const auto kdb = (out / "gfx1030_36.kdb").string();
+    ASSERT_EQ(read_file(kdb)[18], 2) << "not in WAL mode";
+    // verify still says what is wrong with a WAL kdb (MIOpen's db_sync wants delete mode), from the header.
+    const auto verified = run_kdbgen({"verify", kdb});
+    EXPECT_EQ(verified.exit_code, 1) << verified.output;
+    EXPECT_NE(verified.output.find("journal mode is wal"), std::string::npos) << verified.output;
+    EXPECT_EQ(run_kdbgen({"inspect", kdb}).exit_code, 0);
+    run_kdbgen({"diff", kdb, (dir / "shard" / "gfx1030_36.kdb").string()});
+    EXPECT_EQ(run_kdbgen({"merge", (dir / "merged").string(), (dir / "shard").string(), out.string()}).exit_code, 0);
+    auto update = build_args(fill_manifest(dir.path(), 3, 2), out, cache);
+    update.push_back("--update");
+    EXPECT_EQ(run_kdbgen(update).exit_code, 0);
+    for (const auto& folder : {out, dir / "shard"})
+        EXPECT_TRUE(non_kdb_files(folder).empty()) << folder << ": " << non_kdb_files(folder).front();
+}
+
 // `merge OUT OUT shard` read OUT before taking its lock: next to a --update of OUT it lost
 // that update's keys (10 of 31 rounds). Now the merge reads under the lock.
 TEST(Trust, MergeIntoItsOwnInputLosesNoConcurrentKey) {
