@@ -139,11 +139,15 @@ std::optional<std::vector<std::string>> varying_defines(const KdbKey& a, const K
 }
 
 bool UnstableKey::matches(const KdbKey& key) const {
-    if (key.kernel_name != kernel_name || examples.empty()) return false;
-    const auto differing = kdbgen::varying_defines(KdbKey{kernel_name, examples.front()}, key);
-    if (!differing) return key.kernel_args == examples.front();
-    return std::all_of(differing->begin(), differing->end(), [&](const std::string& name) {
-        return std::find(varying_defines.begin(), varying_defines.end(), name) != varying_defines.end();
+    if (key.kernel_name != kernel_name) return false;
+    // Each example is one problem's form of the kernel: the key is this kernel if it differs from one of
+    // them in the varying defines' values only.
+    return std::any_of(examples.begin(), examples.end(), [&](const std::string& example) {
+        if (key.kernel_args == example) return true;
+        const auto differing = kdbgen::varying_defines(KdbKey{kernel_name, example}, key);
+        return differing && std::all_of(differing->begin(), differing->end(), [&](const std::string& name) {
+                   return std::find(varying_defines.begin(), varying_defines.end(), name) != varying_defines.end();
+               });
     });
 }
 
