@@ -82,6 +82,13 @@ private:
     bool committed_ = false;
     int cleanup_slot_ = -1;  // removed by the interrupt handler too
 };
+// A folder only this user can write, for kdbgen's cache and toolchain files:
+// not a link, owned by the running user, not writable by group or others.
+// Throws InputError naming it (what: "cache folder", ...) otherwise.
+void check_private_folder(const fs::path& dir, std::string_view what);
+// The same, made first where missing (mode 0700).
+void make_private_folder(const fs::path& dir, std::string_view what);
+
 void write_file_atomic(const fs::path& path, std::span<const char> data);
 // The parts one after another, as one file.
 void write_file_atomic(const fs::path& path, const std::vector<std::span<const char>>& parts);

@@ -221,7 +221,8 @@ const CompatOverlay& compat_overlay(const fs::path& source_dir, const fs::path& 
         overlay.identity = identity.hex();
         const auto base = work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : work_dir;
         const auto dir = base / fmt::format("asm-compat-{}", overlay.identity.substr(0, 16));
-        fs::create_directories(dir, ec);
+        // Never written through a link: a linked folder would have its target's files rewritten.
+        make_private_folder(dir, "toolchain work folder");
         for (const auto& [name, text] : overlay.files) {
             const auto path = dir / name;
             bool intact = false;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
@@ -24,7 +25,12 @@ std::mutex g_counter_mutex;
 // Holds an exclusive flock on a file for the scope, across processes.
 class FileLock {
 public:
-    explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT, 0644)) {
+    // Never through a link: a link planted at the lock's name would have kdbgen create a file wherever it points.
+    explicit FileLock(const fs::path& path)
+        : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {
+        if (fd_ < 0 && errno == ELOOP)
+            throw InputError(located(path.string(), 0, "a link where kdbgen keeps a lock: kdbgen opens nothing in its "
+                                                       "cache through a link; remove it"));
         if (fd_ >= 0) ::flock(fd_, LOCK_EX);
     }
     ~FileLock() {
@@ -51,15 +57,24 @@ constexpr std::string_view kCacheTag =
     "# This file is a cache directory tag created by kdbgen.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n";
 
-bool has_cache_tag(const fs::path& dir) {
+// Beside the tag: other programs write the same standard tag (ccache does), so
+// the folder is kdbgen's only with kdbgen's own tag text and this file too.
+constexpr std::string_view kMarkerName = ".kdbgen-cache";
+constexpr std::string_view kMarker = "kdbgen build cache: code objects, plans, find-db texts, toolchain files\n";
+
+bool has_regular_file_with(const fs::path& file, std::string_view text) {
     std::error_code ec;
-    const auto tag = dir / "CACHEDIR.TAG";
-    if (!fs::is_regular_file(fs::symlink_status(tag, ec))) return false;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
     try {
-        return read_text_file(tag).starts_with(kCacheTag.substr(0, kCacheTag.find('\n') + 1));
+        return read_text_file(file) == text;
     } catch (const std::exception&) {
         return false;
     }
+}
+
+bool has_cache_tag(const fs::path& dir) { return has_regular_file_with(dir / "CACHEDIR.TAG", kCacheTag); }
+bool is_kdbgen_cache(const fs::path& dir) {
+    return has_cache_tag(dir) && has_regular_file_with(dir / std::string(kMarkerName), kMarker);
 }
 
 }  // namespace
@@ -69,23 +84,24 @@ BuildCache::BuildCache(fs::path dir, std::uint64_t max_bytes, CacheOpen mode) : 
     if (mode == CacheOpen::ExistingOnly) {
         // Cleaning deletes: only ever in a folder kdbgen made, and never one it makes now.
         if (!fs::exists(dir_, ec)) throw InputError(located(dir_.string(), 0, "no such cache folder"));
-        if (!fs::is_directory(dir_, ec)) throw InputError(located(dir_.string(), 0, "cache folder is a file"));
-        if (!has_cache_tag(dir_))
+        check_private_folder(dir_, "cache folder");
+        if (!is_kdbgen_cache(dir_))
             throw InputError(located(dir_.string(), 0,
-                                     "not a kdbgen cache (no CACHEDIR.TAG written by kdbgen): nothing done; a cache "
-                                     "folder gets its tag from the first build that uses it"));
+                                     "not a kdbgen cache (no CACHEDIR.TAG and .kdbgen-cache written by kdbgen): "
+                                     "nothing done; a cache folder gets them from the first build that uses it"));
         return;
     }
-    if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
-        throw InputError(located(dir_.string(), 0, "cache folder is a file (give --cache-dir DIR or --no-cache)"));
-    fs::create_directories(dir_, ec);
-    if (ec) throw InputError(located(dir_.string(), 0, "cannot create cache folder: " + ec.message()));
-    if (!has_cache_tag(dir_)) {
-        try {
+    if (fs::exists(dir_, ec) && !fs::is_directory(fs::symlink_status(dir_, ec)))
+        throw InputError(located(dir_.string(), 0, "cache folder is a file or a link (give --cache-dir DIR or --no-cache)"));
+    // The cache's entries go into kdbs as they are: only a folder this user alone can write is one.
+    make_private_folder(dir_, "cache folder");
+    try {
+        if (!has_cache_tag(dir_))
             write_file_atomic(dir_ / "CACHEDIR.TAG", std::span<const char>(kCacheTag.data(), kCacheTag.size()));
-        } catch (const std::exception&) {
-            // A cache that cannot be tagged is still a cache; only `cache clean` will refuse it.
-        }
+        if (!has_regular_file_with(dir_ / std::string(kMarkerName), kMarker))
+            write_file_atomic(dir_ / std::string(kMarkerName), std::span<const char>(kMarker.data(), kMarker.size()));
+    } catch (const std::exception&) {
+        // A cache that cannot be tagged is still a cache; only `cache clean` will refuse it.
     }
 }
 
@@ -111,7 +127,11 @@ fs::path BuildCache::default_dir() {
     if (const char* env = std::getenv("KDBGEN_CACHE_DIR"); env && *env) return env;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "kdbgen";
     if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "kdbgen";
-    return fs::temp_directory_path() / "kdbgen-cache";
+    // No home (systemd units, env -i, some CI and chroots): a folder of this user's own, never one
+    // shared by every user of TMPDIR (another user could plant entries there).
+    if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
+        return fs::path(runtime) / "kdbgen-cache";
+    return fs::temp_directory_path() / fmt::format("kdbgen-cache-{}", ::geteuid());
 }
 
 fs::path BuildCache::entry_path(const std::string& key, const char* suffix) const {

@@ -249,7 +249,8 @@ std::optional<fs::path> hip_compat_overlay(const fs::path& include_dir, const fs
             }
             const auto base = work_dir.empty() ? fs::temp_directory_path() / "kdbgen-toolchain" : work_dir;
             const auto dir = base / fmt::format("hip-compat-{}", identity.hex().substr(0, 16));
-            fs::create_directories(dir, ec);
+            // Never written through a link: a linked folder would have its target's files rewritten.
+            make_private_folder(dir, "toolchain work folder");
             // Every file is checked against what kdbgen would write (the overlay's
             // name covers the tree it was made from, not the files under it): an
             // edited or replaced one is written again, so the cache key holds.

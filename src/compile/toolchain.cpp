@@ -92,25 +92,6 @@ bool library_intact(const fs::path& library, const std::string& generator) {
 
 // A folder kdbgen keeps derived files in must be a real folder of this user,
 // writable by no one else: files planted by others are never compiled in.
-void check_private_folder(const fs::path& dir) {
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0)
-        throw InputError(fmt::format("{}: cannot stat the toolchain work folder", dir.string()));
-    if (!S_ISDIR(st.st_mode))
-        throw InputError(fmt::format("{}: toolchain work folder is not a folder (a link or a file)", dir.string()));
-    if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        throw InputError(fmt::format("{}: toolchain work folder is not private (owned by another user or writable "
-                                     "by others); remove it or give another --cache-dir",
-                                     dir.string()));
-}
-
-void make_private_folder(const fs::path& dir) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create: {}", dir.string(), ec.message()));
-    check_private_folder(dir);
-}
-
 std::string tool_identity(const fs::path& tool) {
     std::error_code ec;
     const auto real = fs::canonical(tool, ec);
@@ -257,11 +238,11 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
             delete p;
         });
     }
-    make_private_folder(base);
+    make_private_folder(base, "toolchain work folder");
     const auto overlay = base / fmt::format("devlibs-{}", sha256_hex(std::span<const char>(
                                                                toolchain.device_libs.string().data(),
                                                                toolchain.device_libs.string().size())).substr(0, 16));
-    make_private_folder(overlay);
+    make_private_folder(overlay, "toolchain work folder");
     // Copies, not links: the work folder is usually the cache, which holds only
     // its own files, so nothing written there can reach a system library.
     for (const auto& entry : fs::directory_iterator(toolchain.device_libs, ec)) {
@@ -284,9 +265,9 @@ Toolchain discover_toolchain(const ToolchainOptions& options) {
                                                                    toolchain.rocrand_headers.string().data(),
                                                                    toolchain.rocrand_headers.string().size()))
                                                                    .substr(0, 16));
-        make_private_folder(rocrand);
+        make_private_folder(rocrand, "toolchain work folder");
         if (fs::is_symlink(fs::symlink_status(rocrand / "rocrand", ec))) fs::remove(rocrand / "rocrand", ec);  // kdbgen 0.x
-        make_private_folder(rocrand / "rocrand");
+        make_private_folder(rocrand / "rocrand", "toolchain work folder");
         for (const auto& header : fs::directory_iterator(toolchain.rocrand_headers, ec))
             if (header.is_regular_file(ec)) mirror_file(header.path(), rocrand / "rocrand" / header.path().filename());
         toolchain.rocrand_overlay = rocrand;

@@ -304,7 +304,7 @@ void visit_find_db_text(const fs::path& path, const fs::path& decoded_dir,
     // Accepted first: a find-db that is refused leaves no cache entry behind.
     accept(std::string_view(text.data(), text.size()));
     try {
-        fs::create_directories(decoded_dir);
+        make_private_folder(decoded_dir, "find-db cache folder");
         write_cache_entry(decoded, "find-db-text", source_digest, {std::string_view(text.data(), text.size())});
     } catch (const std::exception&) {
         // A cache that cannot be written only costs the next run the unpacking.

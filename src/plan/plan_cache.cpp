@@ -236,7 +236,12 @@ private:
 // folder cannot hold one, planning twice is the only cost.
 class EntryLock {
 public:
-    explicit EntryLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    // Never through a link (it would create a file wherever the link points).
+    explicit EntryLock(const fs::path& path)
+        : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {
+        if (fd_ < 0 && errno == ELOOP)
+            throw InputError(located(path.string(), 0, "a link where kdbgen keeps a lock: kdbgen opens nothing in its "
+                                                       "cache through a link; remove it"));
         if (fd_ >= 0)
             while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
             }
@@ -252,7 +257,7 @@ private:
 };
 
 void remove_if_unlocked(const fs::path& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
     ::close(fd);
@@ -468,7 +473,7 @@ Plan cached_plan_from_source(std::string_view problems_fingerprint, const std::f
     // Shards started together on one cache folder (NFS) plan once: the first takes the
     // entry's lock and plans, the others wait for it and read what it stored.
     const bool had_cache = fs::exists(cache_dir, ec), had_folder = fs::exists(folder, ec);
-    fs::create_directories(folder, ec);
+    make_private_folder(folder, "plan cache folder");
     const fs::path lock_path = folder / (key + ".lock");
     // Held until the entry is stored, here or by whoever the store is handed to.
     auto lock = std::make_shared<std::optional<EntryLock>>(std::in_place, lock_path);

@@ -293,6 +293,29 @@ void AtomicFile::commit() {
     committed_ = true;
 }
 
+void check_private_folder(const fs::path& dir, std::string_view what) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        throw InputError(fmt::format("{}: cannot stat the {}: {}", dir.string(), what, std::strerror(errno)));
+    if (!S_ISDIR(st.st_mode))
+        throw InputError(fmt::format("{}: the {} is not a folder (a link or a file)", dir.string(), what));
+    if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        throw InputError(fmt::format("{}: the {} is not private (owned by user {}, mode {:o}; kdbgen runs as user {} "
+                                     "and trusts only a folder it alone can write): remove it, fix its owner and "
+                                     "mode, or give another --cache-dir",
+                                     dir.string(), what, st.st_uid, st.st_mode & 07777, ::geteuid()));
+}
+
+void make_private_folder(const fs::path& dir, std::string_view what) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(dir, ec))) {
+        fs::create_directories(dir.parent_path(), ec);
+        if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+            throw InputError(fmt::format("{}: cannot create the {}: {}", dir.string(), what, std::strerror(errno)));
+    }
+    check_private_folder(dir, what);
+}
+
 void write_file_atomic(const fs::path& path, std::span<const char> data) {
     write_file_atomic(path, std::vector<std::span<const char>>{data});
 }

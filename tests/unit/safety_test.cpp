@@ -1344,6 +1344,85 @@ TEST(Trust, CacheCleanTouchesOnlyATaggedCache) {
     EXPECT_TRUE(files_under(cache, ".co").empty());
 }
 
+// Trust nothing, round 2 (#36): the cache is private. With HOME and XDG_CACHE_HOME unset or empty the default was a
+// $TMPDIR/kdbgen-cache every local user shared, whose owner was never checked.
+TEST(Trust2, WithoutAHomeTheDefaultCacheIsThisUsersOwn) {
+    test::TempDir dir;
+    const auto run = run_process({"/usr/bin/env", "-u", "HOME", "-u", "XDG_CACHE_HOME", "-u", "XDG_RUNTIME_DIR", "-u",
+                                  "KDBGEN_CACHE_DIR", "TMPDIR=" + dir.path().string(), "HOME=", test::kdbgen_binary(),
+                                  "build", "--manifest", fill_manifest(dir.path(), 1, 2).string(), "--targets",
+                                  "gfx1030_36", "-o", (dir / "out").string()});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const auto cache = dir / fmt::format("kdbgen-cache-{}", ::geteuid());
+    EXPECT_FALSE(fs::exists(dir / "kdbgen-cache")) << "the shared folder of every user";
+    struct stat st {};
+    ASSERT_EQ(::lstat(cache.c_str(), &st), 0) << cache;
+    EXPECT_EQ(st.st_mode & 07777, 0700u);
+    EXPECT_EQ(st.st_uid, ::geteuid());
+}
+
+// A cache folder others can write (or, as root, one another user owns) is refused: its entries would go into the
+// kdb as they are. Nothing is built, no kdb written.
+TEST(Trust2, ACacheOthersCanWriteIsRefused) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "warm", cache)).exit_code, 0);
+    fs::permissions(cache, fs::perms::all);
+    auto run = run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "out", cache));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("not private"), std::string::npos) << run.output;
+    EXPECT_FALSE(fs::exists(dir / "out" / "gfx1030_36.kdb"));
+    EXPECT_EQ(run_kdbgen({"cache", "clean", "--cache-dir", cache.string()}).exit_code, 2);
+    fs::permissions(cache, fs::perms::owner_all);
+    if (::geteuid() == 0) {
+        ASSERT_EQ(::chown(cache.c_str(), 65534, 65534), 0);  // nobody
+        run = run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "out", cache));
+        EXPECT_EQ(run.exit_code, 2) << run.output;
+        EXPECT_NE(run.output.find("owned by user 65534"), std::string::npos) << run.output;
+        ASSERT_EQ(::chown(cache.c_str(), 0, 0), 0);
+    }
+    EXPECT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "out", cache)).exit_code, 0);
+}
+
+// Links in the cache are never followed: a dangling link at a lock's name made kdbgen create a file wherever it
+// pointed, and a linked folder had its target's files written.
+TEST(Trust2, LinksInTheCacheAreNeverFollowed) {
+    test::TempDir dir;
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), dir / "warm", cache)).exit_code, 0);
+    fs::remove(cache / "stats.lock");
+    fs::create_symlink(dir / "planted", cache / "stats.lock");
+    auto run = run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "out", cache));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_FALSE(fs::exists(dir / "planted")) << "a file was created through the link";
+    fs::remove(cache / "stats.lock");
+    // The toolchain folder (device libraries, HIP and assembler overlays) a link to another folder: refused,
+    // nothing written there.
+    fs::create_directories(dir / "elsewhere");
+    fs::remove_all(cache / "toolchain");
+    fs::create_directory_symlink(dir / "elsewhere", cache / "toolchain");
+    run = run_kdbgen(build_args(fill_manifest(dir.path(), 3, 2), dir / "out", cache));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_TRUE(fs::is_empty(dir / "elsewhere")) << "written through the linked toolchain folder";
+}
+
+// `cache clean` deletes only in a folder kdbgen tagged: another program's CACHEDIR.TAG (ccache writes the same
+// standard first line) is not kdbgen's.
+TEST(Trust2, CacheCleanLeavesAnotherProgramsTaggedCache) {
+    test::TempDir dir;
+    const auto ccache = dir / "ccache";
+    fs::create_directories(ccache / "plan");
+    fs::create_directories(ccache / "find-db");
+    std::ofstream(ccache / "CACHEDIR.TAG") << "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                              "# This file is a cache directory tag created by ccache.\n";
+    std::ofstream(ccache / "plan" / "mine") << "x";
+    fs::permissions(ccache, fs::perms::owner_all);
+    const auto run = run_kdbgen({"cache", "clean", "--cache-dir", ccache.string()});
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_TRUE(fs::exists(ccache / "plan" / "mine"));
+    EXPECT_TRUE(fs::exists(ccache / "find-db"));
+}
+
 // A FIFO given as any input file blocked kdbgen in open().
 TEST(Trust, FifosAreRefusedAsEveryKindOfInput) {
     test::TempDir dir;
