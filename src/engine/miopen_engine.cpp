@@ -363,6 +363,12 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
             std::string line;
             while (std::getline(log, line)) ++result.compiler_starts;
         }
+        // Ended before it started any problem (the library died loading, in its constructor or in
+        // miopenCreate): the library's fault, not the first problem's.
+        const bool never_started = !remaining.empty() && !result.outcomes.count(remaining.front());
+        if (result.load_failure.empty() && never_started && !current &&
+            !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            result.load_failure = fmt::format("the replay ended ({}) before its first problem", describe_exit(status));
         if (!result.load_failure.empty()) {
             result.load_failure += "\n" + tail.text;
             break;

@@ -407,6 +407,23 @@ TEST_P(DebianMiopen, ASymbolTheStubLacksIsNamed) {
     fs::remove_all(work);
 }
 
+TEST_P(DebianMiopen, ALibraryThatDiesLoadingIsNamedNotAProblem) {
+    const fs::path work = scratch("dying-" + GetParam());
+    fs::copy_file(KDBGEN_TEST_DYING_MIOPEN, root / "tmp" / "libkdbgen-dying-miopen.so",
+                  fs::copy_options::overwrite_existing);
+    std::ofstream(work / "net.log") << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
+                                          "/tmp/libkdbgen-dying-miopen.so", "--targets", "gfx1030_36", "--driver-log",
+                                          (work / "net.log").string(), "-o", (work / "out").string()});
+    fs::remove(root / "tmp" / "libkdbgen-dying-miopen.so");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("/tmp/libkdbgen-dying-miopen.so"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("before its first problem"), std::string::npos) << result.output;
+    EXPECT_EQ(result.output.find("interrupted"), std::string::npos) << result.output;
+    EXPECT_FALSE(fs::exists(work / "out"));
+    fs::remove_all(work);
+}
+
 TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
     // Three problems in one replay process: MIOpen rejects the first (an add of tensors that do not broadcast), the
     // replay crashes on the second (KDBGEN_REPLAY_CRASH_ON, as a crash inside MIOpen would), the third builds.
