@@ -547,7 +547,17 @@ std::vector<WriteStats> KdbTransaction::commit(const std::function<bool()>& inte
                           "FROM kern_db ORDER BY kernel_name, kernel_args;");
             std::optional<StoredRow> a, b;
             const auto next_fresh = [&] { a = fresh.step() ? std::optional(row_from(fresh)) : std::nullopt; };
-            const auto next_old = [&] { b = carried && carried->step() ? std::optional(row_from(*carried)) : std::nullopt; };
+            // A key twice in the old kdb (a file without MIOpen's unique index): named as the old kdb's
+            // fault, not left to fail the insert into the staged file.
+            const auto next_old = [&] {
+                std::optional<StoredRow> previous = std::move(b);
+                b = carried && carried->step() ? std::optional(row_from(*carried)) : std::nullopt;
+                if (b && previous && b->key == previous->key)
+                    throw InputError(located(stage.path.string(), 0,
+                                             fmt::format("the old kdb (--update) holds {} | {} twice (rows {} and {}); "
+                                                         "MIOpen's unique index allows one (nothing written)",
+                                                         b->key.kernel_name, b->key.kernel_args, previous->id, b->id)));
+            };
             next_fresh();
             next_old();
             std::size_t written = 0;

@@ -1423,6 +1423,30 @@ TEST(Trust2, CacheCleanLeavesAnotherProgramsTaggedCache) {
     EXPECT_TRUE(fs::exists(ccache / "find-db"));
 }
 
+// An old kdb holding one key twice (its unique index dropped): --update named its own staged file.
+TEST(Trust2, UpdateOverAKdbWithAKeyTwiceNamesThatKdb) {
+    test::TempDir dir;
+    const auto out = dir / "out";
+    const auto cache = dir / "cache";
+    ASSERT_EQ(run_kdbgen(build_args(fill_manifest(dir.path(), 1, 2), out, cache)).exit_code, 0);
+    const auto kdb = out / "gfx1030_36.kdb";
+    ASSERT_EQ(run_process({"/usr/bin/sqlite3", kdb.string(),
+                           "DROP INDEX idx_kern_db; INSERT INTO kern_db(kernel_name, kernel_args, kernel_blob, "
+                           "kernel_hash, uncompressed_size) SELECT kernel_name, kernel_args, kernel_blob, kernel_hash, "
+                           "uncompressed_size FROM kern_db WHERE id = 1;"})
+                  .exit_code,
+              0);
+    const auto before = read_file(kdb);
+    auto args = build_args(fill_manifest(dir.path(), 3, 2), out, cache);
+    args.push_back("--update");
+    const auto run = run_kdbgen(args);
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find(kdb.string() + ": the old kdb (--update) holds"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("kdbgen-stage"), std::string::npos) << run.output;
+    EXPECT_EQ(read_file(kdb), before);
+    EXPECT_TRUE(non_kdb_files(out).empty()) << non_kdb_files(out).front();
+}
+
 // A FIFO given as any input file blocked kdbgen in open().
 TEST(Trust, FifosAreRefusedAsEveryKindOfInput) {
     test::TempDir dir;
