@@ -836,6 +836,9 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         // MIOpenDriver exits 0 from some runs it reports failed ("RunBackwardGPU() FAILED, rc = 0x70000",
         // conv_driver.hpp's RunBackwardGPU, MIOpen 3.3.0 and Debian's 3.5.1): that line fails it too.
         std::string failed_line;
+        // The driver has no such command ("FAILED: Invalid Base Input Argument": Debian's 3.5.1 driver
+        // has no tensoropfp16): the problem goes to the replay instead.
+        bool unsupported = false;
         KernelLookups lookups;
         std::map<KdbKey, Bytes> kernels;
         std::vector<std::string> bad_rows;
@@ -856,6 +859,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         Tail tail;
         result.status = run_client(setup, arguments, environment, [&](std::string_view text) {
             if (read_miopen_log_line(text, result.lookups)) return;
+            if (text.find("Invalid Base Input Argument") != std::string_view::npos) result.unsupported = true;
             if (result.failed_line.empty() && text.find("() FAILED") != std::string_view::npos)
                 result.failed_line = std::string(text.substr(0, 200));
             tail.add(text);
@@ -891,11 +895,17 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         });
     for (auto& thread : threads) thread.join();
 
+    std::set<std::size_t> unsupported;
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        if (first[t].unsupported) unsupported.insert(tasks[t].problem);
+    for (const std::size_t i : unsupported)
+        for (const auto& origin : entries[i]->origins) for_replay.add(entries[i]->problem, origin);
     std::map<std::size_t, ReplayOutcome> outcomes;
     std::map<std::size_t, KernelLookups> lookups;
     std::map<KdbKey, Bytes> kernels;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const auto& task = tasks[t];
+        if (unsupported.count(task.problem)) continue;
         const bool seen_before = outcomes.count(task.problem) != 0;
         auto& outcome = outcomes[task.problem];
         if (!seen_before) outcome.ok = true;
@@ -944,6 +954,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         outcome.notes.push_back(tail);
     }
     for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (unsupported.count(i)) continue;
         ReplayOutcome outcome = outcomes.count(i) ? outcomes[i] : ReplayOutcome{};
         if (!outcomes.count(i)) outcome.message = "not run (interrupted)";
         if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
