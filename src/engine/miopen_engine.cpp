@@ -588,6 +588,19 @@ void settle_outcome(ReplayOutcome& outcome, const KernelLookups& lookups) {
     }
 }
 
+// Problem i's outcome over its processes (or `missing` when none reached it) into the report.
+void add_outcome(CardReplay& report, const ProblemSet::Entry& entry, const std::map<std::size_t, ReplayOutcome>& outcomes,
+                 const std::map<std::size_t, KernelLookups>& lookups, std::size_t i, const char* missing) {
+    const auto found = outcomes.find(i);
+    ReplayOutcome outcome = found != outcomes.end() ? found->second : ReplayOutcome{};
+    if (found == outcomes.end()) outcome.message = missing;
+    if (const auto seen = lookups.find(i); seen != lookups.end()) settle_outcome(outcome, seen->second);
+    outcome.kind = std::string(problem_kind(entry.problem));
+    outcome.key = entry.key;
+    report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
+    report.outcomes.push_back(std::move(outcome));
+}
+
 void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
     if (first) {
         into.ok = from.ok;
@@ -699,15 +712,8 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
         compare(r.a, r.b, false);
     }
 
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        ReplayOutcome outcome = outcomes.count(i) ? outcomes[i] : ReplayOutcome{};
-        if (!outcomes.count(i)) outcome.message = "not replayed (interrupted)";
-        if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
-        outcome.kind = std::string(problem_kind(entries[i]->problem));
-        outcome.key = entries[i]->key;
-        report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
-        report.outcomes.push_back(std::move(outcome));
-    }
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        add_outcome(report, *entries[i], outcomes, lookups, i, "not replayed (interrupted)");
     for (auto& [key, code] : kernels)
         if (!is_unstable(report.unstable, key)) report.records.push_back({key, std::move(code)});
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -953,16 +959,8 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         std::string tail = first[t].tail.size() > 600 ? first[t].tail.substr(first[t].tail.size() - 600) : first[t].tail;
         outcome.notes.push_back(tail);
     }
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (unsupported.count(i)) continue;
-        ReplayOutcome outcome = outcomes.count(i) ? outcomes[i] : ReplayOutcome{};
-        if (!outcomes.count(i)) outcome.message = "not run (interrupted)";
-        if (lookups.count(i)) settle_outcome(outcome, lookups[i]);
-        outcome.kind = std::string(problem_kind(entries[i]->problem));
-        outcome.key = entries[i]->key;
-        report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
-        report.outcomes.push_back(std::move(outcome));
-    }
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        if (!unsupported.count(i)) add_outcome(report, *entries[i], outcomes, lookups, i, "not run (interrupted)");
     for (auto& [key, code] : kernels)
         if (!is_unstable(report.unstable, key)) report.still_compiled.push_back(key);
     for (auto& [key, code] : kernels) report.records.push_back({key, std::move(code)});
