@@ -18,8 +18,10 @@ void unregister_temporary(int slot);
 // up to a few levels deep, by the same handler.
 int register_temporary_folder(const std::filesystem::path& path);
 // A running child (a compiler, llvm-as): the handler kills its process
-// group and reaps it first, so it writes nothing after the cleanup.
-int register_child(int pid);
+// group and reaps it first, so it writes nothing after the cleanup. A
+// graceful child (kdbgen-sandbox) is sent SIGTERM and given five seconds to
+// stop what it runs first.
+int register_child(int pid, bool graceful = false);
 // Async-signal-safe: kill and reap every registered child, unlink(2) every registered path, remove every
 // registered folder (open, getdents64, unlinkat only).
 void unlink_registered_temporaries() noexcept;

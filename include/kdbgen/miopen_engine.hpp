@@ -26,10 +26,24 @@ namespace kdbgen {
 // cannot express it (e.g. a cast-type convolution).
 std::optional<std::string> replay_line(const Problem& problem, std::string* why = nullptr);
 
+// kdbgen's wrapper for a compiler the library starts (plan_compiler_wrappers).
+struct CompilerWrapper {
+    std::string path;    // as the library names it, inside the root
+    std::string script;  // what the client finds there instead
+};
+
+// Measured worst cases (docs/safety.md): the slowest problem of the random
+// sets took 95 s (a 3-D backward-weights convolution's Find on 3.4.0, every
+// solver's kernels compiled one after another), the slowest single compile
+// 21 s. The limits leave room for slower machines and larger problems.
+constexpr unsigned kDefaultProblemTimeout = 1800;
+constexpr unsigned kDefaultCompileTimeout = 600;
+
 struct EngineSetup {
     // The system MIOpen runs on: "/" for this one, else a root folder (e.g. a
-    // debootstrapped Debian) that kdbgen enters with chroot (needs root) and
-    // may change: it installs its compiler wrappers there (prepare_miopen_root).
+    // debootstrapped Debian). kdbgen never writes into it: each client runs
+    // in kdbgen-sandbox, namespaces of its own where the root's entries are
+    // bound read-only and kdbgen's compiler wrappers are put in the view only.
     fs::path root = "/";
     fs::path library;      // libMIOpen.so.1 as a path inside root
     fs::path helper_dir;   // holds kdbgen-miopen-replay and stub/ (default: next to kdbgen)
@@ -38,6 +52,12 @@ struct EngineSetup {
     // (MIOPEN_SYSTEM_DB_PATH): what MIOpen then still compiles is what they miss.
     std::optional<fs::path> system_db;
     const std::atomic<bool>* interrupted = nullptr;
+    // The watchdog: seconds a client may take over one problem (its load
+    // counts towards the first) and one compile may run; 0 = no limit.
+    unsigned problem_timeout = kDefaultProblemTimeout;
+    unsigned compile_timeout = kDefaultCompileTimeout;
+    // The compiler wrappers; plan_compiler_wrappers(*this) when not given.
+    std::optional<std::vector<CompilerWrapper>> compilers;
 };
 
 // The problem -> MIOpenDriver command (the program Debian ships in
@@ -101,6 +121,10 @@ struct ReplayOutcome {
     std::vector<std::string> miopen_errors;  // MIOpen's own error lines while on this problem (its log)
     std::vector<KdbKey> failed_compiles;     // kernels MIOpen started to build and did not
     std::vector<KdbKey> without_source;      // kernels MIOpen asked for but has no source for
+    // Stopped by the watchdog (--problem-timeout), or one of its compiles
+    // was (--compile-timeout).
+    bool timed_out = false;
+    double seconds = 0;  // the longest a process took over it
 };
 
 struct CardReplay {
@@ -132,11 +156,12 @@ struct CardReplay {
 };
 
 // Finds the compilers the library starts (absolute paths of clang/clang++ in
-// its strings) and, inside a root that is not "/", puts kdbgen's wrapper in
-// their place: it counts starts, drops Debian's "-isystem /usr/include" pair
-// and makes HIP code objects reproducible (-fuse-cuid=none). Returns the paths.
-// Throws InputError naming a compiler the root lacks.
-std::vector<std::string> prepare_miopen_root(const EngineSetup& setup);
+// its strings, the library read through the root's own links) and the
+// wrapper each client sees in their place: it counts starts, drops Debian's
+// "-isystem /usr/include" pair, makes HIP code objects reproducible
+// (-fuse-cuid=none) and stops a compile past the time limit. Writes nothing.
+// Throws InputError naming a library or a compiler the root lacks.
+std::vector<CompilerWrapper> plan_compiler_wrappers(const EngineSetup& setup);
 
 // The rows of a user kdb MIOpen wrote, each checked as `kdbgen verify` checks
 // a kdb's (a name ending in .o, MD5 and sizes, a code object for the card's

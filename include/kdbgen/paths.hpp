@@ -13,3 +13,18 @@ fs::path data_path(std::string_view name);
 fs::path executable_dir();
 
 }  // namespace kdbgen
+
+namespace kdbgen {
+
+// `path` (absolute, as a process chrooted into `root` names it) resolved the
+// way that process would: every link, absolute or relative, is followed
+// inside root, and ".." stops at root. Returns the host's path of what it
+// names (no link left in it), or nullopt when some part does not exist. A
+// file of the root is read through this, never through root / path (which
+// would follow the root's absolute links out of it).
+std::optional<fs::path> resolve_in_root(const fs::path& root, const fs::path& path);
+// As resolve_in_root, but the last part is not followed (lstat's view):
+// the host path of the entry itself.
+std::optional<fs::path> resolve_parent_in_root(const fs::path& root, const fs::path& path);
+
+}  // namespace kdbgen

@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 
+#include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/miopen_engine.hpp"
@@ -32,8 +33,10 @@ void EngineFlags::add_to(CLI::App& app) {
                    "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1)");
     app.add_option("--miopen-root", root,
                    "with --engine miopen: the system the library belongs to, e.g. a debootstrapped Debian "
-                   "(tools/miopen-roots); kdbgen enters it with chroot (as root) and installs its compiler wrapper "
-                   "there (default /: this system)");
+                   "(tools/miopen-roots), or / (default: this system). kdbgen never writes into it: each MIOpen "
+                   "process runs in private namespaces (kdbgen-sandbox; a user namespace when not run as root) "
+                   "that see the root read-only, with kdbgen's compiler wrapper in place of the compilers the "
+                   "library starts");
     app.add_option("--check-kdbs", check_kdbs,
                    "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs and run every problem "
                    "through MIOpen's own MIOpenDriver (Find, and -S 0 for convolutions; one process each, an empty "
@@ -45,8 +48,20 @@ void EngineFlags::add_to(CLI::App& app) {
                    "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
                    "is reported and the exit code is 1)")
         ->check(CLI::Range(1u, 16u));
+    app.add_option("--problem-timeout", problem_timeout,
+                   fmt::format("with --engine miopen: the watchdog stops a MIOpen process that spends more than this "
+                               "many seconds on one problem (loading the library counts towards its first), with "
+                               "every process it started; the problem is reported as timed out and the build goes "
+                               "on (default {}; 0: no limit)",
+                               kDefaultProblemTimeout));
+    app.add_option("--compile-timeout", compile_timeout,
+                   fmt::format("with --engine miopen: stop one compiler process MIOpen started after this many "
+                               "seconds; its problem is reported as timed out (default {}; 0: no limit; MIOpen "
+                               "3.5 compiles in-process, where --problem-timeout applies)",
+                               kDefaultCompileTimeout));
     app.add_option("--engine-helpers", helper_dir,
-                   "folder with kdbgen-miopen-replay and hip-stub/ (default: libexec/kdbgen, or beside kdbgen)");
+                   "folder with kdbgen-miopen-replay, kdbgen-sandbox and hip-stub/ (default: libexec/kdbgen, or "
+                   "beside kdbgen)");
 }
 
 namespace {
@@ -82,8 +97,16 @@ nlohmann::json card_json(const CardReplay& replay) {
             failed_compiles.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
         failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
                             {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors},
-                            {"failed_compiles", failed_compiles}});
+                            {"failed_compiles", failed_compiles}, {"timed_out", outcome.timed_out},
+                            {"seconds", outcome.seconds}});
     }
+    double slowest = 0;
+    std::string slowest_problem;
+    for (const auto& outcome : replay.outcomes)
+        if (outcome.seconds > slowest) {
+            slowest = outcome.seconds;
+            slowest_problem = outcome.kind + " " + outcome.key;
+        }
     std::map<std::string, std::size_t> by_file;
     for (const auto& record : replay.records) ++by_file[record.key.kernel_name];
     // Problems that went through but on the way MIOpen reported errors (a
@@ -106,6 +129,7 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"lookups", replay.lookups},
             {"compiled_in_last_round", replay.compiled},
             {"processes", replay.processes},
+            {"slowest_problem", {{"problem", slowest_problem}, {"seconds", slowest}}},
             {"unstable_keys", unstable},
             {"kernels_without_source", without_source},
             {"kdb_unreadable", replay.kdb_unreadable},
@@ -192,6 +216,8 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
     setup.root = flags.root;
     setup.library = flags.library;
     setup.helper_dir = flags.helper_dir;
+    setup.problem_timeout = flags.problem_timeout;
+    setup.compile_timeout = flags.compile_timeout;
     setup.jobs = output.jobs ? output.jobs : std::max(1u, std::thread::hardware_concurrency());
     if (checking) {
         if (!fs::is_directory(flags.check_kdbs))
@@ -200,7 +226,10 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
     }
     if (setup.root != "/" && !fs::is_directory(setup.root))
         throw InputError(located(setup.root.string(), 0, "--miopen-root: not a folder"));
-    prepare_miopen_root(setup);
+    setup.compilers = plan_compiler_wrappers(setup);
+    // Run folders live in TMPDIR: a killed run's (kill -9) are removed here.
+    remove_dead_scratch();
+    check_tmpdir();
 
     const std::optional<fs::path> driver = checking ? installed_driver(setup) : std::nullopt;
     if (checking && !driver && !output.quiet)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kdbgen/enumerate.hpp"
+#include "kdbgen/miopen_engine.hpp"
 #include "kdbgen/target.hpp"
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@ struct EngineFlags {
     std::string check_kdbs;  // a folder of kdbs to check instead of building
     std::string helper_dir;
     unsigned rounds = 4;
+    unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
     void add_to(CLI::App& app);
 };
 

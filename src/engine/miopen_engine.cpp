@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -33,59 +34,64 @@ namespace kdbgen {
 
 namespace {
 
-constexpr std::string_view kWrapperMarker = "installed by kdbgen in place of a compiler";
-
-// The wrapper kdbgen puts where the library expects its compiler. Shell, so
-// that it runs in any root whatever its C library.
-std::string compiler_wrapper(const std::string& real_compiler) {
+// The wrapper kdbgen puts where the library expects its compiler, in the
+// client's private view of the root (kdbgen-sandbox). Shell, so that it runs
+// in any root whatever its C library.
+std::string compiler_wrapper(const std::string& path, const std::string& fallback) {
     return fmt::format(R"(#!/bin/sh
-# {} the installed libMIOpen starts.
+# kdbgen's wrapper for {0}, which the installed libMIOpen starts.
 # It logs the start (KDBGEN_COMPILE_LOG) and runs the real compiler with
 # MIOpen's arguments, less "-isystem /usr/include": Debian's MIOpen passes that
 # pair to its HIP compiles, which hides the C library's <math.h> from
 # libstdc++'s #include_next (GCC 15+ headers) and fails every HIP kernel; the
 # folder is searched anyway. HIP compiles get -fuse-cuid=none, so that the same
 # key gives the same code object (else a random __hip_cuid_ symbol differs).
-real="{}"
+# A compile that runs past KDBGEN_COMPILE_TIMEOUT seconds is stopped and
+# logged against the problem the replay was on (KDBGEN_PROBLEM).
+real="{1}"
+# A compiler that was a file of its own stands beside the wrapper.
+[ -x "{0}.kdbgen-real" ] && real="{0}.kdbgen-real"
 if [ -n "${{KDBGEN_COMPILE_LOG:-}}" ]; then
-    printf '%s %s\n' "$0" "$*" >> "$KDBGEN_COMPILE_LOG"
+    printf 'start %s\n' "$*" >> "$KDBGEN_COMPILE_LOG"
 fi
-# Fault injection for kdbgen's tests: fail the compiles whose arguments hold this text.
+# Fault injection for kdbgen's tests: fail, or hang in, the compiles whose arguments hold this text.
 case "$*" in
     *"${{KDBGEN_COMPILER_FAIL_ON:-@@none@@}}"*) echo "kdbgen: injected compiler failure" >&2; exit 1 ;;
+    *"${{KDBGEN_COMPILER_HANG_ON:-@@none@@}}"*) real=/bin/sleep; set -- 100000 ;;
 esac
-hip=0
-pending=0
-for arg do
-    shift
-    if [ "$pending" = 1 ]; then
-        pending=0
-        [ "$arg" = /usr/include ] && continue
-        set -- "$@" -isystem
-    fi
-    if [ "$arg" = -isystem ]; then
-        pending=1
-        continue
-    fi
-    [ "$arg" = hip ] && hip=1
-    set -- "$@" "$arg"
-done
-[ "$pending" = 1 ] && set -- "$@" -isystem
-[ "$hip" = 1 ] && set -- "$@" -fuse-cuid=none
-exec "$real" "$@"
+if [ "$real" != /bin/sleep ]; then
+    hip=0
+    pending=0
+    for arg do
+        shift
+        if [ "$pending" = 1 ]; then
+            pending=0
+            [ "$arg" = /usr/include ] && continue
+            set -- "$@" -isystem
+        fi
+        if [ "$arg" = -isystem ]; then
+            pending=1
+            continue
+        fi
+        [ "$arg" = hip ] && hip=1
+        set -- "$@" "$arg"
+    done
+    [ "$pending" = 1 ] && set -- "$@" -isystem
+    [ "$hip" = 1 ] && set -- "$@" -fuse-cuid=none
+fi
+limit="${{KDBGEN_COMPILE_TIMEOUT:-0}}"
+if [ "$limit" = 0 ] || ! command -v timeout > /dev/null 2>&1; then
+    exec "$real" "$@"
+fi
+timeout -k 5 "$limit" "$real" "$@"
+status=$?
+if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+    echo "kdbgen: the compiler ran past {2} ($limit s) and was stopped" >&2
+    [ -n "${{KDBGEN_COMPILE_LOG:-}}" ] && printf 'timeout %s %s\n' "${{KDBGEN_PROBLEM:-?}}" "$limit" >> "$KDBGEN_COMPILE_LOG"
+fi
+exit "$status"
 )",
-                       kWrapperMarker, real_compiler);
-}
-
-fs::path inside(const fs::path& root, const fs::path& path) {
-    return root == "/" ? path : root / path.relative_path();
-}
-
-bool is_wrapper(const fs::path& file) {
-    std::ifstream in(file);
-    std::string head(512, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    return head.find(kWrapperMarker) != std::string::npos;
+                       path, fallback, "--compile-timeout");
 }
 
 // Absolute compiler paths in the library's read-only data: the HIP compiler
@@ -120,7 +126,7 @@ std::string real_compiler_for(const fs::path& root, const std::string& path) {
                                      "kdbgen cannot tell which of the root's compilers it is",
                                      path));
     const std::string real = fmt::format("/usr/lib/llvm-{}/bin/{}", match[3].str(), match[1].str());
-    if (!fs::exists(inside(root, real)))
+    if (!resolve_in_root(root, real))
         throw InputError(fmt::format("the MIOpen library starts {}, but {} has no {}: install clang-{} (and lld-{}, "
                                      "llvm-{}, clang-tools-{}) there",
                                      path, root.string(), real, match[3].str(), match[3].str(), match[3].str(),
@@ -128,29 +134,45 @@ std::string real_compiler_for(const fs::path& root, const std::string& path) {
     return real;
 }
 
+constexpr const char* kViewInside = "/.kdbgen-run";  // kdbgen-sandbox's name for the run folder's view/
+
 // A folder removed when kdbgen is done with it, or by the interrupt handler
 // (Ctrl-C, SIGTERM) if kdbgen is stopped first.
 struct ScratchFolder {
-    fs::path host;  // as kdbgen sees it
+    fs::path top;
     int slot = -1;
     void adopt(fs::path path) {
-        host = std::move(path);
-        slot = register_temporary_folder(host);
+        top = std::move(path);
+        slot = register_temporary_folder(top);
     }
     ~ScratchFolder() {
         unregister_temporary(slot);
-        if (host.empty() || std::getenv("KDBGEN_KEEP_ENGINE_RUN")) return;
+        if (top.empty() || std::getenv("KDBGEN_KEEP_ENGINE_RUN")) return;
         std::error_code ec;
-        fs::remove_all(host, ec);
+        fs::remove_all(top, ec);
     }
 };
 
 struct RunFolder : ScratchFolder {
-    fs::path root_view;  // as the replay sees it (inside the root)
+    fs::path host;        // view/ as kdbgen sees it
+    fs::path root_view;   // the same as the client sees it (kViewInside)
+    fs::path mountpoint;  // mnt/
+    fs::path sandbox;     // kdbgen-sandbox
+    std::vector<std::pair<std::string, std::string>> wraps;  // compiler path -> wrapper, inside the view
     std::optional<fs::path> system_db_view;  // MIOPEN_SYSTEM_DB_PATH, when kdbs are installed
 };
 
-void copy_helpers(const EngineSetup& setup, const fs::path& to) {
+void write_script(const fs::path& path, const std::string& text) {
+    {
+        std::ofstream out(path, std::ios::trunc);
+        out << text;
+        if (!out) throw InputError(located(path.string(), 0, "cannot write kdbgen's compiler wrapper"));
+    }
+    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+}
+
+void copy_helpers(const EngineSetup& setup, RunFolder& run) {
     // Installed: bin/kdbgen and libexec/kdbgen/; in the build tree: side by side.
     fs::path helpers = setup.helper_dir;
     if (helpers.empty()) {
@@ -159,68 +181,114 @@ void copy_helpers(const EngineSetup& setup, const fs::path& to) {
     }
     const fs::path replay = helpers / "kdbgen-miopen-replay";
     const fs::path stubs = helpers / "hip-stub";
-    if (!fs::exists(replay) || !fs::is_directory(stubs))
-        throw InputError(fmt::format("kdbgen-miopen-replay or hip-stub/ is missing from {} (built with kdbgen; "
-                                     "installed to libexec/kdbgen)",
+    run.sandbox = helpers / "kdbgen-sandbox";
+    if (!fs::exists(replay) || !fs::exists(run.sandbox) || !fs::is_directory(stubs))
+        throw InputError(fmt::format("kdbgen-miopen-replay, kdbgen-sandbox or hip-stub/ is missing from {} (built "
+                                     "with kdbgen; installed to libexec/kdbgen)",
                                      helpers.string()));
-    fs::create_directories(to / "lib");
-    fs::copy_file(replay, to / "kdbgen-miopen-replay", fs::copy_options::overwrite_existing);
+    // Copies: the client sees the run folder, not kdbgen's own.
+    fs::create_directories(run.host / "lib");
+    fs::copy_file(replay, run.host / "kdbgen-miopen-replay", fs::copy_options::overwrite_existing);
     for (const auto& entry : fs::directory_iterator(stubs))
         if (entry.path().filename().string().find(".so") != std::string::npos)
-            fs::copy_file(entry.path(), to / "lib" / entry.path().filename(), fs::copy_options::overwrite_existing);
+            fs::copy_file(entry.path(), run.host / "lib" / entry.path().filename(),
+                          fs::copy_options::overwrite_existing);
 }
 
-// One client process (the replay or MIOpenDriver) inside the root, its
-// standard output and error read as one stream line by line: MIOpen's log and
-// the replay's own lines arrive in the order they were written. Returns the
-// wait status.
-int run_client(const EngineSetup& setup, const std::vector<std::string>& arguments,
-               const std::vector<std::string>& environment, const std::function<void(std::string_view)>& on_line) {
+// How a client process ended.
+struct ClientEnd {
+    int status = 0;
+    // The watchdog stopped it: no new problem within setup.problem_timeout.
+    bool timed_out = false;
+    // kdbgen-sandbox could not make its namespaces or start the client: the
+    // same for every process, so the build stops with these words.
+    std::string sandbox_failure;
+};
+
+// One client process (the replay or MIOpenDriver) in kdbgen-sandbox over the
+// root, its standard output and error read as one stream line by line:
+// MIOpen's log and the replay's own lines arrive in the order they were
+// written. on_line returns true where the client starts a new problem: the
+// watchdog's clock (setup.problem_timeout) starts again there. When it runs
+// out the sandbox is stopped, and with it every process in its namespace.
+ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::vector<std::string>& client_arguments,
+                     const std::vector<std::string>& environment,
+                     const std::function<bool(std::string_view)>& on_line) {
+    std::vector<std::string> arguments{run.sandbox.string(), setup.root.string(), run.host.string(),
+                                       run.mountpoint.string()};
+    for (const auto& [path, wrapper] : run.wraps) arguments.insert(arguments.end(), {"--wrap", path, wrapper});
+    arguments.push_back("--");
+    arguments.insert(arguments.end(), client_arguments.begin(), client_arguments.end());
     std::vector<char*> argv, envp;
     for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     for (const auto& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
-    const std::string root = setup.root.string();
     int out_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
     if (pid == 0) {
-        // A process group of its own, which the interrupt handler kills with
-        // MIOpen's compilers; and no client outlives kdbgen.
+        // A process group of its own, which the interrupt handler stops; and
+        // no sandbox outlives kdbgen (kill -9 included: the kernel sends this).
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(out_pipe[1], STDOUT_FILENO);
         dup2(out_pipe[1], STDERR_FILENO);
-        if (root != "/" && (chroot(root.c_str()) != 0 || chdir("/") != 0)) {
-            std::printf("load-failed cannot enter %s with chroot: %s\n", root.c_str(), std::strerror(errno));
-            std::fflush(stdout);
-            _exit(3);
-        }
         execve(argv[0], argv.data(), envp.data());
-        std::printf("load-failed cannot start %s: %s\n", argv[0], std::strerror(errno));
+        std::printf("kdbgen-sandbox: cannot start %s: %s\n", argv[0], std::strerror(errno));
         std::fflush(stdout);
-        _exit(3);
+        _exit(125);
     }
-    const int child_slot = register_child(pid);
+    const int child_slot = register_child(pid, true);
     close(out_pipe[1]);
-    FILE* stream = fdopen(out_pipe[0], "r");
-    char* line = nullptr;
-    std::size_t capacity = 0;
-    ssize_t length;
-    while ((length = getline(&line, &capacity, stream)) > 0) {
-        std::string_view text(line, static_cast<std::size_t>(length));
+    ClientEnd end;
+    const auto limit = std::chrono::seconds(setup.problem_timeout);
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    std::string pending;
+    char buffer[65536];
+    const auto deliver = [&](std::string_view text) {
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-        on_line(text);
+        if (text.starts_with("kdbgen-sandbox: ")) end.sandbox_failure = std::string(text.substr(16));
+        if (on_line(text)) deadline = std::chrono::steady_clock::now() + limit;
+    };
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd poll_fd{out_pipe[0], POLLIN, 0};
+        const int ready = setup.problem_timeout == 0 ? poll(&poll_fd, 1, -1)
+                                                     : poll(&poll_fd, 1, static_cast<int>(std::max<long>(0, left.count())));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {
+            // Out of time: SIGTERM makes the sandbox kill its namespace's PID 1
+            // and wait until the kernel has reaped everything in there.
+            end.timed_out = true;
+            ::kill(pid, SIGTERM);
+            const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (::waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < grace)
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ::kill(-pid, SIGKILL);
+            ::kill(pid, SIGKILL);
+            break;
+        }
+        const ssize_t n = read(out_pipe[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        pending.append(buffer, static_cast<std::size_t>(n));
+        std::size_t from = 0;
+        for (std::size_t newline; (newline = pending.find('\n', from)) != std::string::npos; from = newline + 1)
+            deliver(std::string_view(pending).substr(from, newline - from));
+        pending.erase(0, from);
     }
-    std::free(line);
-    std::fclose(stream);
+    if (!pending.empty() && !end.timed_out) deliver(pending);
+    close(out_pipe[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     unregister_temporary(child_slot);
-    return status;
+    end.status = status;
+    const bool sandbox_exit = WIFEXITED(status) && (WEXITSTATUS(status) == 125 || WEXITSTATUS(status) == 127);
+    if (!sandbox_exit) end.sandbox_failure.clear();
+    return end;
 }
 
 std::string describe_exit(int status) {
@@ -255,7 +323,8 @@ void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path&
 // its HIP runtime, describing the card; its own HOME, TMPDIR and empty user
 // db; MIOpen's log at Info2, which names every kdb lookup, miss and save with
 // its key (src/binary_cache.cpp:166-194, MIOpen 3.3.0).
-std::vector<std::string> client_environment(const RunFolder& run, const Target& card, const fs::path& view) {
+std::vector<std::string> client_environment(const EngineSetup& setup, const RunFolder& run, const Target& card,
+                                            const fs::path& view) {
     return {
         "PATH=/usr/local/bin:/usr/bin:/bin",
         "HOME=" + view.string(),
@@ -264,6 +333,7 @@ std::vector<std::string> client_environment(const RunFolder& run, const Target& 
         "KDBGEN_STUB_ARCH=" + card.reported_target_id(),
         fmt::format("KDBGEN_STUB_CUS={}", card.compute_units),
         "KDBGEN_COMPILE_LOG=" + (view / "compile.log").string(),
+        fmt::format("KDBGEN_COMPILE_TIMEOUT={}", setup.compile_timeout),
         "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
         "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
         "MIOPEN_LOG_LEVEL=6",
@@ -285,6 +355,34 @@ std::set<std::string> thrown_errors(const KernelLookups& lookups) {
         thrown.insert(line_end == std::string::npos ? where : where.substr(0, line_end + 1));
     }
     return thrown;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// The wrappers' log of one process: "start <arguments>" per compiler start,
+// "timeout <problem> <seconds>" per compile the wrapper stopped (the problem
+// as the replay numbered it in KDBGEN_PROBLEM; "?" for MIOpenDriver).
+void read_compile_log(const fs::path& log_path, std::size_t problem_count, std::size_t& starts,
+                      std::map<std::size_t, ReplayOutcome>& outcomes, std::optional<std::size_t> only = std::nullopt) {
+    std::ifstream log(log_path);
+    std::string line;
+    while (std::getline(log, line)) {
+        if (line.starts_with("start ")) ++starts;
+        if (!line.starts_with("timeout ")) continue;
+        std::istringstream fields(line.substr(8));
+        std::string problem, limit;
+        fields >> problem >> limit;
+        std::size_t index = only ? *only : std::strtoull(problem.c_str(), nullptr, 10);
+        if (!only && (problem.empty() || problem == "?" || index >= problem_count)) continue;
+        auto& outcome = outcomes[index];
+        outcome.timed_out = true;
+        outcome.ok = false;
+        const std::string what = fmt::format("a compile ran past {} s (--compile-timeout) and was stopped", limit);
+        if (outcome.message.empty()) outcome.message = what;
+        else outcome.notes.push_back(what);
+    }
 }
 
 enum class ReplayMode { Find, Immediate };
@@ -325,55 +423,66 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
             for (const std::size_t i : remaining) out << i << ' ' << lines[i] << '\n';
         }
         const fs::path view = run.root_view / fs::relative(dir, run.host);
-        auto environment = client_environment(run, card, view);
+        auto environment = client_environment(setup, run, card, view);
         environment.push_back(fmt::format("KDBGEN_REPLAY_VARIANT={}", std::string(1 + spec.variant * 4093, 'v')));
-        for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_COMPILER_FAIL_ON"})
+        for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_REPLAY_HANG_ON", "KDBGEN_COMPILER_FAIL_ON",
+                                 "KDBGEN_COMPILER_HANG_ON"})
             if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
         if (run.system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view->string());
         const std::vector<std::string> arguments{(run.root_view / "kdbgen-miopen-replay").string(),
                                                  setup.library.string(), (view / "problems.txt").string(),
                                                  mode_name(spec.mode)};
         std::optional<std::size_t> current;
+        auto current_since = std::chrono::steady_clock::now();
         Tail tail;
-        const int status = run_client(setup, arguments, environment, [&](std::string_view text) {
+        const ClientEnd end = run_client(setup, run, arguments, environment, [&](std::string_view text) {
             if (text.starts_with("load-failed ")) {
                 result.load_failure = std::string(text.substr(12));
-                return;
+                return false;
             }
             for (const std::string_view verb : {"start ", "done ", "note "}) {
                 if (!text.starts_with(verb)) continue;
                 std::string rest(text.substr(verb.size()));
                 const auto space = rest.find(' ');
                 const std::size_t index = std::strtoull(rest.c_str(), nullptr, 10);
-                if (index >= lines.size()) return;
+                if (index >= lines.size()) return false;
                 rest = space == std::string::npos ? "" : rest.substr(space + 1);
                 auto& outcome = result.outcomes[index];
                 if (verb == "start ") {
                     current = index;
-                } else if (verb == "note ") {
+                    current_since = std::chrono::steady_clock::now();
+                    return true;
+                }
+                if (verb == "note ") {
                     outcome.notes.push_back(fmt::format("{}: {}", mode_name(spec.mode), rest));
                 } else {
                     current.reset();
+                    outcome.seconds = seconds_since(current_since);
                     outcome.ok = rest == "ok";
                     if (!outcome.ok)
                         outcome.message = fmt::format("{}: {}", mode_name(spec.mode),
                                                       rest.starts_with("fail ") ? rest.substr(5) : rest);
                 }
-                return;
+                return false;
             }
-            if (current && read_miopen_log_line(text, result.lookups[*current])) return;
+            if (current && read_miopen_log_line(text, result.lookups[*current])) return false;
             tail.add(text);
+            return false;
         });
+        const int status = end.status;
         ++result.processes;
-        collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
-        {
-            std::ifstream log(dir / "compile.log");
-            std::string line;
-            while (std::getline(log, line)) ++result.compiler_starts;
+        if (!end.sandbox_failure.empty()) {
+            result.load_failure = end.sandbox_failure;
+            break;
         }
+        collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
+        read_compile_log(dir / "compile.log", lines.size(), result.compiler_starts, result.outcomes);
         // Ended before it started any problem (the library died loading, in its constructor or in
         // miopenCreate): the library's fault, not the first problem's.
         const bool never_started = !remaining.empty() && !result.outcomes.count(remaining.front());
+        if (result.load_failure.empty() && never_started && !current && end.timed_out)
+            result.load_failure = fmt::format("the replay started no problem within {} s (--problem-timeout) and "
+                                              "was stopped", setup.problem_timeout);
         if (result.load_failure.empty() && never_started && !current &&
             !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
             result.load_failure = fmt::format("the replay ended ({}) before its first problem", describe_exit(status));
@@ -384,8 +493,15 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
         if (!current) break;
         auto& outcome = result.outcomes[*current];
         outcome.ok = false;
-        outcome.message = fmt::format("{}: the replay ended ({}) on this problem", mode_name(spec.mode),
-                                      describe_exit(status));
+        outcome.seconds = seconds_since(current_since);
+        if (end.timed_out) {
+            outcome.timed_out = true;
+            outcome.message = fmt::format("{}: stopped by the watchdog after {} s on this problem (--problem-timeout)",
+                                          mode_name(spec.mode), setup.problem_timeout);
+        } else {
+            outcome.message = fmt::format("{}: the replay ended ({}) on this problem", mode_name(spec.mode),
+                                          describe_exit(status));
+        }
         // Go on after the problem that ended it, in a new process.
         const auto at = std::find(remaining.begin(), remaining.end(), *current);
         remaining.erase(remaining.begin(), at == remaining.end() ? remaining.end() : at + 1);
@@ -423,23 +539,6 @@ void find_unstable(const KernelLookups& first, const KernelLookups& second, cons
 
 bool is_unstable(const std::vector<UnstableKey>& unstable, const KdbKey& key) {
     return std::any_of(unstable.begin(), unstable.end(), [&](const UnstableKey& u) { return u.matches(key); });
-}
-
-// Run folders are named kdbgen-engine-<pid>-*: one whose kdbgen is gone
-// (SIGKILL, or an interrupt that raced a compiler still writing into it) is
-// removed by the next run.
-void remove_folders_of_dead_runs(const fs::path& base) {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(base, ec)) {
-        const std::string name = entry.path().filename().string();
-        constexpr std::string_view prefix = "kdbgen-engine-";
-        if (!name.starts_with(prefix)) continue;
-        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-        if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
-        std::error_code ignored;
-        fs::remove_all(entry.path(), ignored);
-        spdlog::debug("removed {}, left by kdbgen process {} that is gone", entry.path().string(), pid);
-    }
 }
 
 }  // namespace
@@ -485,80 +584,80 @@ std::optional<fs::path> installed_system_db(const EngineSetup& setup) {
     std::vector<fs::path> candidates{"/usr/share/miopen/db"};
     for (fs::path dir = setup.library.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
         candidates.push_back(dir / "share" / "miopen" / "db");
-    for (const auto& candidate : candidates)
-        if (fs::is_directory(inside(setup.root, candidate))) return candidate;
+    for (const auto& candidate : candidates) {
+        std::error_code ec;
+        if (const auto host = resolve_in_root(setup.root, candidate); host && fs::is_directory(*host, ec))
+            return candidate;
+    }
     return std::nullopt;
 }
 
-std::vector<std::string> prepare_miopen_root(const EngineSetup& setup) {
-    const fs::path library = inside(setup.root, setup.library);
+std::vector<CompilerWrapper> plan_compiler_wrappers(const EngineSetup& setup) {
+    const auto library = resolve_in_root(setup.root, setup.library);
     std::error_code ec;
-    if (!fs::is_regular_file(library, ec))
-        throw InputError(located(library.string(), 0, "no MIOpen library there (--miopen-lib, inside --miopen-root)"));
-    const auto compilers = compiler_paths(library);
-    if (setup.root == "/") {
-        for (const auto& path : compilers)
-            if (!fs::exists(path))
-                spdlog::warn("the MIOpen library starts {}, which this system lacks: its kernels will fail to build",
-                             path);
-        return compilers;
+    if (!library || !fs::is_regular_file(*library, ec))
+        throw InputError(located((setup.root / setup.library.relative_path()).string(), 0,
+                                 "no MIOpen library there (--miopen-lib, inside --miopen-root)"));
+    std::vector<CompilerWrapper> wrappers;
+    for (const auto& path : compiler_paths(*library)) {
+        // Only normal absolute paths: the sandbox puts the wrapper where the
+        // root's own links lead, and a ".." part would say two things at once.
+        if (fs::path(path).lexically_normal() != fs::path(path) || path.find("/./") != std::string::npos)
+            throw InputError(fmt::format("{}: the compiler path {} is not a plain path; kdbgen will not put its "
+                                         "wrapper there", setup.library.string(), path));
+        // A regular file at the path (no link) is the real compiler, kept
+        // beside the wrapper; else the root's LLVM of the same version.
+        const auto entry = resolve_parent_in_root(setup.root, path);
+        const bool own_file = entry && fs::is_regular_file(fs::symlink_status(*entry, ec));
+        wrappers.push_back({path, compiler_wrapper(path, own_file ? path + ".kdbgen-real"
+                                                                  : real_compiler_for(setup.root, path))});
     }
-    for (const auto& path : compilers) {
-        const fs::path host = inside(setup.root, path);
-        const bool ours = fs::exists(host) && is_wrapper(host);
-        // A real binary that stood at the path itself is kept beside the wrapper.
-        const bool kept_beside = fs::exists(host.string() + ".kdbgen-real");
-        std::string real = kept_beside ? path + ".kdbgen-real" : real_compiler_for(setup.root, path);
-        if (!ours) {
-            fs::create_directories(host.parent_path());
-            if (fs::is_symlink(host)) {
-                fs::remove(host);
-            } else if (fs::exists(host)) {
-                fs::rename(host, host.string() + ".kdbgen-real");
-                real = path + ".kdbgen-real";
-            }
-        }
-        // A wrapper of another kdbgen version is replaced.
-        if (ours && read_text_file(host) == compiler_wrapper(real)) continue;
-        const fs::path temporary = host.string() + ".kdbgen-tmp";
-        {
-            std::ofstream out(temporary, std::ios::trunc);
-            out << compiler_wrapper(real);
-            if (!out) throw InputError(located(temporary.string(), 0, "cannot write kdbgen's compiler wrapper"));
-        }
-        fs::permissions(temporary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                       fs::perms::others_read | fs::perms::others_exec);
-        fs::rename(temporary, host);
-        spdlog::debug("{}: kdbgen's compiler wrapper, running {}", host.string(), real);
-    }
-    return compilers;
+    return wrappers;
 }
 
 namespace {
 
-// The run folder inside the root (under its /var/tmp), with kdbgen's helpers
-// and, when kdbs are installed, the system db folder MIOpen is pointed at.
+const std::vector<CompilerWrapper>& compiler_wrappers_of(const EngineSetup& setup) {
+    if (setup.compilers) return *setup.compilers;
+    // Read once per library: it is large and each replay process needs them.
+    static std::mutex mutex;
+    static std::map<std::pair<fs::path, fs::path>, std::vector<CompilerWrapper>> known;
+    const std::lock_guard lock(mutex);
+    const auto key = std::make_pair(setup.root, setup.library);
+    auto found = known.find(key);
+    if (found == known.end()) found = known.emplace(key, plan_compiler_wrappers(setup)).first;
+    return found->second;
+}
+
+// The run folder in TMPDIR: view/ is what the client sees as /.kdbgen-run
+// (kdbgen's helpers, the compiler wrappers, each process's HOME, caches and
+// logs, and, when kdbs are installed, the system db folder MIOpen is pointed
+// at); mnt/ is where kdbgen-sandbox puts the client's root together.
 void make_run_folder(const EngineSetup& setup, RunFolder& run, bool with_system_db) {
-    const fs::path base = inside(setup.root, "/var/tmp");
-    fs::create_directories(base);
-    remove_folders_of_dead_runs(base);
-    std::string pattern = (base / fmt::format("kdbgen-engine-{}-XXXXXX", getpid())).string();
-    if (!mkdtemp(pattern.data()))
-        throw InputError(located(base.string(), 0, std::string("cannot make a run folder: ") + std::strerror(errno)));
-    run.adopt(pattern);
-    run.root_view = fs::path("/var/tmp") / run.host.filename();
-    if (setup.root == "/") run.root_view = run.host;
-    copy_helpers(setup, run.host);
+    run.adopt(make_scratch_folder("engine"));
+    run.host = run.top / "view";
+    run.mountpoint = run.top / "mnt";
+    run.root_view = kViewInside;
+    fs::create_directories(run.host / "wrappers");
+    fs::create_directories(run.mountpoint);
+    copy_helpers(setup, run);
+    const auto& wrappers = compiler_wrappers_of(setup);
+    for (std::size_t i = 0; i < wrappers.size(); ++i) {
+        const fs::path script = run.host / "wrappers" / std::to_string(i);
+        write_script(script, wrappers[i].script);
+        run.wraps.emplace_back(wrappers[i].path, (run.root_view / "wrappers" / std::to_string(i)).string());
+    }
     if (!with_system_db) return;
     // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder: the
     // folder given holds links to everything of the installed one (its
     // find-dbs, perf-dbs and tuning models, which decide what MIOpen
-    // compiles: Debian's 3.5.1 ships them) and the kdbs to install.
+    // compiles: Debian's 3.5.1 ships them) and the kdbs to install. The links
+    // name paths inside the root: the client resolves them there.
     const fs::path folder = run.host / "system-db";
     fs::create_directories(folder);
     if (const auto installed = installed_system_db(setup)) {
         std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(inside(setup.root, *installed), ec))
+        for (const auto& entry : fs::directory_iterator(*resolve_in_root(setup.root, *installed), ec))
             if (entry.path().extension() != ".kdb")
                 fs::create_symlink(*installed / entry.path().filename(), folder / entry.path().filename());
     }
@@ -602,6 +701,8 @@ void add_outcome(CardReplay& report, const ProblemSet::Entry& entry, const std::
 }
 
 void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
+    into.timed_out |= from.timed_out;
+    into.seconds = std::max(into.seconds, from.seconds);
     if (first) {
         into.ok = from.ok;
         into.message = from.message;
@@ -724,13 +825,10 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
                                    unsigned max_rounds) {
     CardReplay total;
     std::map<KdbKey, std::size_t> index;  // key -> position in total.records
-    std::string pattern = (fs::temp_directory_path() / "kdbgen-engine-kdb-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-        throw InputError(located(fs::temp_directory_path().string(), 0,
-                                 std::string("cannot make a folder (TMPDIR): ") + std::strerror(errno)));
+    // The kdbs of the rounds so far, installed for the next (TMPDIR; a killed run's is removed by the next).
     ScratchFolder scratch;
-    scratch.adopt(pattern);
-    const fs::path folder = scratch.host;
+    scratch.adopt(make_scratch_folder("rounds"));
+    const fs::path folder = scratch.top;
     bool settled = false;
     for (unsigned round = 0; round < std::max(1u, max_rounds); ++round) {
         EngineSetup this_round = setup;
@@ -796,7 +894,8 @@ std::optional<fs::path> installed_driver(const EngineSetup& setup) {
         candidates.push_back(dir / "bin" / "MIOpenDriver");
     for (const auto& candidate : candidates) {
         std::error_code ec;
-        if (fs::is_regular_file(inside(setup.root, candidate), ec)) return candidate;
+        if (const auto host = resolve_in_root(setup.root, candidate); host && fs::is_regular_file(*host, ec))
+            return candidate;
     }
     return std::nullopt;
 }
@@ -849,28 +948,48 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         std::map<KdbKey, Bytes> kernels;
         std::vector<std::string> bad_rows;
         std::string tail;
-        bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0 && failed_line.empty(); }
-        std::string how() const { return failed_line.empty() ? describe_exit(status) : failed_line; }
+        bool timed_out = false;           // the watchdog stopped it (--problem-timeout)
+        std::string compile_timed_out;    // the wrapper stopped a compile (--compile-timeout)
+        std::string sandbox_failure;
+        bool ok() const {
+            return WIFEXITED(status) && WEXITSTATUS(status) == 0 && failed_line.empty() && !timed_out &&
+                   compile_timed_out.empty();
+        }
+        std::string how(unsigned limit) const {
+            if (timed_out) return fmt::format("stopped by the watchdog after {} s, --problem-timeout", limit);
+            if (!compile_timed_out.empty()) return compile_timed_out;
+            return failed_line.empty() ? describe_exit(status) : failed_line;
+        }
     };
     const auto run_task = [&](const Task& task, const std::string& name, bool with_kdbs) {
         TaskResult result;
         const fs::path dir = run.host / name;
         fs::create_directories(dir / "tmp");
         const fs::path view = run.root_view / name;
-        auto environment = client_environment(run, card, view);
+        auto environment = client_environment(setup, run, card, view);
         environment.push_back("MIOPEN_SYSTEM_DB_PATH=" +
                               (run.root_view / (with_kdbs ? "system-db" : "system-db-bare")).string());
         std::vector<std::string> arguments{driver.string()};
         arguments.insert(arguments.end(), task.args.begin(), task.args.end());
         Tail tail;
-        result.status = run_client(setup, arguments, environment, [&](std::string_view text) {
-            if (read_miopen_log_line(text, result.lookups)) return;
+        const ClientEnd end = run_client(setup, run, arguments, environment, [&](std::string_view text) {
+            if (read_miopen_log_line(text, result.lookups)) return false;
             if (text.find("Invalid Base Input Argument") != std::string_view::npos) result.unsupported = true;
             if (result.failed_line.empty() && text.find("() FAILED") != std::string_view::npos)
                 result.failed_line = std::string(text.substr(0, 200));
             tail.add(text);
+            return false;
         });
+        result.status = end.status;
+        result.timed_out = end.timed_out;
+        result.sandbox_failure = end.sandbox_failure;
         result.tail = tail.text;
+        {
+            std::size_t starts = 0;
+            std::map<std::size_t, ReplayOutcome> seen;
+            read_compile_log(dir / "compile.log", 1, starts, seen, 0);
+            if (seen.count(0)) result.compile_timed_out = seen[0].message;
+        }
         collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
         if (!std::getenv("KDBGEN_KEEP_ENGINE_RUN")) {
             std::error_code ignored;
@@ -900,6 +1019,11 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
             }
         });
     for (auto& thread : threads) thread.join();
+    for (const auto* results : {&first, &second})
+        for (const auto& result : *results)
+            if (!result.sandbox_failure.empty())
+                throw InputError(fmt::format("{}: cannot run {} over {}: {}", setup.library.string(), driver.string(),
+                                             setup.root.string(), result.sandbox_failure));
 
     std::set<std::size_t> unsupported;
     for (std::size_t t = 0; t < tasks.size(); ++t)
@@ -953,7 +1077,8 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         }
         const bool passes_bare = bare_result && bare_result->ok();
         outcome.ok = false;
-        outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, first[t].how(),
+        outcome.timed_out |= first[t].timed_out || !first[t].compile_timed_out.empty();
+        outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, first[t].how(setup.problem_timeout),
                                       passes_bare ? " with the kdbs installed and passes without them"
                                                   : ", without the kdbs as well");
         std::string tail = first[t].tail.size() > 600 ? first[t].tail.substr(first[t].tail.size() - 600) : first[t].tail;

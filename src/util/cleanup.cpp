@@ -24,6 +24,7 @@ namespace {
 constexpr int kSlots = 512;
 constexpr int kChildSlots = 256;
 std::atomic<int> g_children[kChildSlots];  // pid, or 0
+std::atomic<bool> g_child_graceful[kChildSlots];
 constexpr std::size_t kPathMax = 4096;
 
 struct Slot {
@@ -84,10 +85,13 @@ int add_slot(const std::string& text, bool folder) {
 
 }  // namespace
 
-int register_child(int pid) {
+int register_child(int pid, bool graceful) {
     for (int i = 0; i < kChildSlots; ++i) {
         int expected = 0;
-        if (g_children[i].compare_exchange_strong(expected, pid)) return kSlots + i;
+        if (g_children[i].compare_exchange_strong(expected, pid)) {
+            g_child_graceful[i].store(graceful);
+            return kSlots + i;
+        }
     }
     return -1;
 }
@@ -101,9 +105,20 @@ void unregister_temporary(int slot) {
 }
 
 void unlink_registered_temporaries() noexcept {
-    for (auto& child : g_children) {
-        const int pid = child.load();
+    for (int i = 0; i < kChildSlots; ++i) {
+        const int pid = g_children[i].load();
         if (pid <= 0) continue;
+        if (g_child_graceful[i].load()) {
+            // kdbgen-sandbox stops its namespace and returns once the kernel has
+            // reaped every process in there: nothing writes into the run folder
+            // after this. Five seconds at most, then as any child.
+            ::kill(pid, SIGTERM);
+            for (int tries = 0; tries < 500; ++tries) {
+                if (::waitpid(pid, nullptr, WNOHANG) == pid) break;
+                const timespec pause{0, 10'000'000};
+                ::nanosleep(&pause, nullptr);
+            }
+        }
         ::kill(-pid, SIGKILL);
         ::kill(pid, SIGKILL);
         ::waitpid(pid, nullptr, 0);
@@ -116,7 +131,7 @@ void unlink_registered_temporaries() noexcept {
         }
         const int fd = ::open(slot.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
-        remove_contents(fd, 4);
+        remove_contents(fd, 12);
         ::close(fd);
         ::rmdir(slot.path);
     }

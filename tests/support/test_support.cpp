@@ -98,6 +98,12 @@ const char* kdbgen_binary() {
     return KDBGEN_TEST_BINARY;
 }
 
+bool namespaces_available() {
+    static const bool available =
+        ::geteuid() == 0 || std::system("unshare --user --map-current-user --mount true > /dev/null 2>&1") == 0;
+    return available;
+}
+
 ProcessResult run_kdbgen(const std::vector<std::string>& args) {
     std::vector<std::string> argv{kdbgen_binary()};
     argv.insert(argv.end(), args.begin(), args.end());

@@ -43,6 +43,8 @@ const Toolchain& toolchain();
 
 // The kdbgen binary under test: $KDBGEN_TEST_BINARY, else the one built.
 const char* kdbgen_binary();
+// kdbgen-sandbox can run here: as root, or with unprivileged user namespaces.
+bool namespaces_available();
 // Runs the built kdbgen binary with these arguments.
 ProcessResult run_kdbgen(const std::vector<std::string>& args);
 // Starts it without waiting, output to /dev/null, with env_entry ("NAME=value")

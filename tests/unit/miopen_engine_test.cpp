@@ -7,6 +7,7 @@
 #include "kdbgen/compile.hpp"
 #include "kdbgen/miopen_engine.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,9 @@
 #include <thread>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
 
 using namespace kdbgen;
 
@@ -285,7 +289,8 @@ protected:
         const char* env = std::getenv("KDBGEN_MIOPEN_ROOTS");
         root = fs::path(env && *env ? env : (test::source_dir() / "build-miopen").string()) / GetParam();
         if (!fs::exists(root / ".kdbgen-done")) GTEST_SKIP() << "no MIOpen root at " << root << " (tools/miopen-roots)";
-        if (geteuid() != 0) GTEST_SKIP() << "entering a root needs chroot (root)";
+        if (!test::namespaces_available())
+            GTEST_SKIP() << "kdbgen-sandbox needs root or unprivileged user namespaces";
     }
     fs::path scratch(const std::string& name) {
         const fs::path dir = fs::temp_directory_path() / ("kdbgen-engine-test-" + std::to_string(getpid()) + "-" + name);
@@ -379,49 +384,79 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
     fs::remove_all(work);
 }
 
-TEST_P(DebianMiopen, ALibraryThatIsNotMiopenIsAnErrorNamingIt) {
-    const fs::path work = scratch("bad-" + GetParam());
-    std::ofstream(work / "net.log") << "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n";
-    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
-                                          "/usr/lib/x86_64-linux-gnu/libz.so.1", "--targets", "gfx1030_36",
-                                          "--driver-log", (work / "net.log").string(), "-o", (work / "out").string()});
+// Foreign libraries on this system ("/" as the root): no Debian root needed.
+class HostileMiopen : public ::testing::Test {
+protected:
+    fs::path work;
+    void SetUp() override {
+        if (!test::namespaces_available())
+            GTEST_SKIP() << "kdbgen-sandbox needs root or unprivileged user namespaces";
+        work = fs::temp_directory_path() / ("kdbgen-hostile-test-" + std::to_string(getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(work);
+        fs::create_directories(work / "tmp");
+        std::ofstream(work / "net.log") << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    }
+    void TearDown() override {
+        if (!work.empty()) fs::remove_all(work);
+    }
+    ProcessResult build_with(const std::string& library, std::vector<std::string> more = {}) {
+        std::vector<std::string> args{"build", "--engine", "miopen", "--miopen-lib", library, "--targets",
+                                      "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
+                                      (work / "out").string()};
+        args.insert(args.end(), more.begin(), more.end());
+        return test::run_kdbgen(args);
+    }
+};
+
+TEST_F(HostileMiopen, ALibraryThatIsNotMiopenIsAnErrorNamingIt) {
+    const auto result = build_with("/usr/lib/x86_64-linux-gnu/libz.so.1");
     EXPECT_EQ(result.exit_code, 2) << result.output;
     EXPECT_NE(result.output.find("libz.so.1"), std::string::npos) << result.output;
     EXPECT_FALSE(fs::exists(work / "out" / "gfx1030_36.kdb"));
-    fs::remove_all(work);
 }
 
-TEST_P(DebianMiopen, ASymbolTheStubLacksIsNamed) {
+TEST_F(HostileMiopen, ASymbolTheStubLacksIsNamed) {
     // A MIOpen built against a HIP newer than the stub: the loader's own words name the symbol.
-    const fs::path work = scratch("symbol-" + GetParam());
-    fs::copy_file(KDBGEN_TEST_FAKE_MIOPEN, root / "tmp" / "libkdbgen-fake-miopen.so",
-                  fs::copy_options::overwrite_existing);
-    std::ofstream(work / "net.log") << "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n";
-    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
-                                          "/tmp/libkdbgen-fake-miopen.so", "--targets", "gfx1030_36", "--driver-log",
-                                          (work / "net.log").string(), "-o", (work / "out").string()});
+    const auto result = build_with(KDBGEN_TEST_FAKE_MIOPEN);
     EXPECT_EQ(result.exit_code, 2) << result.output;
     EXPECT_NE(result.output.find("hipFunctionTheStubLacks"), std::string::npos) << result.output;
     EXPECT_FALSE(fs::exists(work / "out"));
-    fs::remove(root / "tmp" / "libkdbgen-fake-miopen.so");
-    fs::remove_all(work);
 }
 
-TEST_P(DebianMiopen, ALibraryThatDiesLoadingIsNamedNotAProblem) {
-    const fs::path work = scratch("dying-" + GetParam());
-    fs::copy_file(KDBGEN_TEST_DYING_MIOPEN, root / "tmp" / "libkdbgen-dying-miopen.so",
-                  fs::copy_options::overwrite_existing);
-    std::ofstream(work / "net.log") << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
-    const auto result = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--miopen-lib",
-                                          "/tmp/libkdbgen-dying-miopen.so", "--targets", "gfx1030_36", "--driver-log",
-                                          (work / "net.log").string(), "-o", (work / "out").string()});
-    fs::remove(root / "tmp" / "libkdbgen-dying-miopen.so");
+TEST_F(HostileMiopen, ALibraryThatDiesLoadingIsNamedNotAProblem) {
+    const auto result = build_with(KDBGEN_TEST_DYING_MIOPEN);
     EXPECT_EQ(result.exit_code, 2) << result.output;
-    EXPECT_NE(result.output.find("/tmp/libkdbgen-dying-miopen.so"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(KDBGEN_TEST_DYING_MIOPEN), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("before its first problem"), std::string::npos) << result.output;
     EXPECT_EQ(result.output.find("interrupted"), std::string::npos) << result.output;
     EXPECT_FALSE(fs::exists(work / "out"));
-    fs::remove_all(work);
+}
+
+// A library that never returns (in its constructor, in miopenCreate): the watchdog stops each replay process
+// with everything it started, names the library, and kdbgen exits 2 well within twice the limit.
+TEST_F(HostileMiopen, ALibraryThatHangsIsStoppedByTheWatchdogAndNamed) {
+    for (const char* library : {KDBGEN_TEST_HANGING_MIOPEN_1, KDBGEN_TEST_HANGING_MIOPEN_2}) {
+        const auto started = std::chrono::steady_clock::now();
+        const auto result = build_with(library, {"--problem-timeout", "3", "-j", "1"});
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        EXPECT_EQ(result.exit_code, 2) << library << "\n" << result.output;
+        EXPECT_NE(result.output.find(library), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find("started no problem within 3 s (--problem-timeout)"), std::string::npos)
+            << result.output;
+        EXPECT_LT(seconds, 30) << library;
+        EXPECT_FALSE(fs::exists(work / "out"));
+    }
+}
+
+// A library that leaves a child in a session of its own holding the replay's output: the replay ends, and
+// the child dies with the replay's PID namespace, so the output ends too. No watchdog (--problem-timeout 0):
+// before the namespaces kdbgen waited on that pipe for ever.
+TEST_F(HostileMiopen, AChildInItsOwnSessionDiesWithTheReplay) {
+    const auto result = build_with(KDBGEN_TEST_HANGING_MIOPEN_3, {"--problem-timeout", "0", "-j", "1"});
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("no MIOpen here"), std::string::npos) << result.output;
+    EXPECT_NE(std::system("pgrep -f 'sleep 424[3]' > /dev/null"), 0) << "the library's child outlived the replay";
 }
 
 TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
@@ -543,8 +578,10 @@ TEST_P(DebianMiopen, TheReplayGivesMiopenEachProblemAsItCameIn) {
     if (GetParam() != "sid") GTEST_SKIP() << "the replay's calls do not depend on the MIOpen version";
     const fs::path work = scratch("descriptors");
     const ProblemSet problems = generated_problems(120, 5, work / "net.log");
-    const fs::path run = root / "var" / "tmp" / ("kdbgen-descriptors-" + std::to_string(getpid()));
+    // The replay in kdbgen-sandbox over the root, as kdbgen runs it: the run folder is the view's /.kdbgen-run.
+    const fs::path run = work / "run" / "view";
     fs::create_directories(run / "lib");
+    fs::create_directories(work / "run" / "mnt");
     const fs::path helpers = fs::path(test::kdbgen_binary()).parent_path();
     fs::copy_file(helpers / "kdbgen-miopen-replay", run / "kdbgen-miopen-replay");
     for (const auto& entry : fs::directory_iterator(helpers / "hip-stub"))
@@ -579,17 +616,31 @@ TEST_P(DebianMiopen, TheReplayGivesMiopenEachProblemAsItCameIn) {
             wanted.insert(std::string(problem_kind(entry.problem)) + " " + entry.key);
         }
     }
-    const std::string view = "/var/tmp/" + run.filename().string();
-    // Every compile fails at once (the wrapper's fault injection; without it sid's compilers fail too):
-    // only the calls matter here.
-    const std::string command = "chroot " + root.string() + " env -i PATH=/usr/bin:/bin HOME=" + view +
+    const std::string view = "/.kdbgen-run";
+    // kdbgen's compiler wrappers, told to fail every compile at once: only the calls matter here.
+    EngineSetup setup;
+    setup.root = root;
+    setup.library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
+    std::string wraps;
+    for (const auto& wrapper : plan_compiler_wrappers(setup)) {
+        const std::string name = "wrapper-" + std::to_string(wraps.size());
+        std::ofstream(run / name) << wrapper.script;
+        fs::permissions(run / name, fs::perms::owner_all);
+        wraps += " --wrap " + wrapper.path + " " + view + "/" + name;
+    }
+    const std::string command = "env -i PATH=/usr/bin:/bin KDBGEN_COMPILER_FAIL_ON=- HOME=" + view +
                                 " LD_LIBRARY_PATH=" + view + "/lib KDBGEN_STUB_ARCH=gfx1030 KDBGEN_STUB_CUS=20"
                                 " MIOPEN_CUSTOM_CACHE_DIR=" + view + "/cache MIOPEN_USER_DB_PATH=" + view +
-                                "/udb MIOPEN_ENABLE_LOGGING_CMD=1 KDBGEN_COMPILER_FAIL_ON=- " + view +
-                                "/kdbgen-miopen-replay /usr/lib/x86_64-linux-gnu/libMIOpen.so.1 " + view +
+                                "/udb MIOPEN_ENABLE_LOGGING_CMD=1 " + (helpers / "kdbgen-sandbox").string() + " " +
+                                root.string() + " " + run.string() + " " + (work / "run" / "mnt").string() + wraps +
+                                " -- " + view + "/kdbgen-miopen-replay /usr/lib/x86_64-linux-gnu/libMIOpen.so.1 " + view +
                                 "/problems.txt find > " + (work / "replay.log").string() + " 2>&1";
     std::system(command.c_str());
     fs::remove_all(run);
+    {
+        const std::string log = read_text_file(work / "replay.log");
+        ASSERT_EQ(log.find("kdbgen-sandbox:"), std::string::npos) << log;
+    }
     const ProblemSet given = read_driver_log(work / "replay.log");
     std::set<std::string> logged;
     for (const auto& entry : given.entries()) logged.insert(std::string(problem_kind(entry.problem)) + " " + entry.key);
@@ -655,48 +706,341 @@ TEST_P(DebianMiopen, AKdbMiopenCannotReadFailsTheCheck) {
     fs::remove_all(work);
 }
 
-TEST_P(DebianMiopen, AnInterruptLeavesNoReplayNoRunFolderAndNoKdb) {
-    const fs::path work = scratch("interrupt-" + GetParam());
+// Every process below pid (its children, theirs, ...), from /proc.
+std::set<int> descendants(int pid) {
+    std::map<int, std::vector<int>> children;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state;
+        int parent;
+        rest >> state >> parent;
+        children[parent].push_back(std::stoi(name));
+    }
+    std::set<int> found;
+    std::vector<int> todo{pid};
+    while (!todo.empty()) {
+        const int at = todo.back();
+        todo.pop_back();
+        for (const int child : children[at])
+            if (found.insert(child).second) todo.push_back(child);
+    }
+    return found;
+}
+
+bool has_process_named(const std::set<int>& pids, const std::string& comm) {
+    for (const int pid : pids) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+        std::string name;
+        if (std::getline(in, name) && name == comm) return true;
+    }
+    return false;
+}
+
+std::set<int> alive(const std::set<int>& pids) {
+    std::set<int> left;
+    for (const int pid : pids) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string line;
+        if (std::getline(in, line) && line.find(") Z ") == std::string::npos) left.insert(pid);
+    }
+    return left;
+}
+
+// Every entry of a root: type, mode, owner, size, link text, and its times (ctime moves on any change to
+// the entry, a folder's on any entry made or removed in it).
+std::map<std::string, std::string> root_state(const fs::path& root) {
+    std::map<std::string, std::string> state;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+        struct stat st {};
+        if (::lstat(it->path().c_str(), &st) != 0) continue;
+        std::string text = fmt::format("{:o} {} {} {} {}.{} {}.{}", st.st_mode, st.st_uid, st.st_gid, st.st_size,
+                                       st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+        if (S_ISLNK(st.st_mode)) text += " -> " + fs::read_symlink(it->path()).string();
+        state[it->path().lexically_relative(root).string()] = text;
+    }
+    struct stat st {};
+    ::lstat(root.c_str(), &st);
+    state["."] = fmt::format("{}.{}", st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+    return state;
+}
+
+void expect_same_root(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after,
+                      const std::string& when) {
+    std::size_t differences = 0;
+    for (const auto& [path, text] : after) {
+        const auto found = before.find(path);
+        if (found == before.end()) ADD_FAILURE() << when << ": made in the root: " << path;
+        else if (found->second != text) ADD_FAILURE() << when << ": changed in the root: " << path;
+        if ((found == before.end() || found->second != text) && ++differences > 10) return;
+    }
+    for (const auto& [path, text] : before)
+        if (!after.count(path) && ++differences < 10) ADD_FAILURE() << when << ": removed from the root: " << path;
+}
+
+std::vector<fs::path> run_folders_in(const fs::path& tmp) {
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(tmp))
+        if (entry.path().filename().string().starts_with("kdbgen-")) found.push_back(entry.path());
+    return found;
+}
+
+// Starts a build of two convolutions in TMPDIR=tmp and returns once its replay runs; the processes below
+// kdbgen then are in *running.
+int start_replaying(const fs::path& root, const fs::path& work, const fs::path& tmp, std::set<int>* running) {
     std::ofstream(work / "net.log")
         << "MIOpenDriver conv -n 1 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
            "MIOpenDriver conv -n 2 -c 32 -H 28 -W 28 -k 48 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n";
-    std::set<fs::path> before;
-    for (const auto& entry : fs::directory_iterator(root / "var" / "tmp")) before.insert(entry.path());
+    fs::create_directories(tmp);
     const int pid = test::start_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
                                         "gfx1030_36", "--driver-log", (work / "net.log").string(), "-o",
-                                        (work / "out").string(), "-j", "1"});
-    // Wait until the replay is running: its run folder appears in the root.
-    fs::path run;
-    for (int i = 0; i < 300 && run.empty(); ++i) {
+                                        (work / "out").string(), "-j", "1"},
+                                       "TMPDIR=" + tmp.string());
+    for (int i = 0; i < 1500; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        for (const auto& entry : fs::directory_iterator(root / "var" / "tmp"))
-            if (!before.count(entry.path()) && entry.path().filename().string().starts_with("kdbgen-engine-"))
-                run = entry.path();
+        *running = descendants(pid);
+        if (has_process_named(*running, "kdbgen-miopen-r")) break;
     }
-    ASSERT_FALSE(run.empty()) << "no replay started";
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    ::kill(pid, SIGTERM);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 130);
-    EXPECT_FALSE(fs::exists(work / "out" / "gfx1030_36.kdb"));
-    // No replay of that run is left (they die with their process group).
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    // "[k]..." matches the replay's command line but not this shell's own.
-    const std::string pgrep = "pgrep -f '[" + run.filename().string().substr(0, 1) + "]" +
-                              run.filename().string().substr(1) + "' > /dev/null";
-    EXPECT_NE(std::system(pgrep.c_str()), 0) << "a replay of " << run << " is still running";
-    // The handler removes the run folder; a compiler it killed may still have been writing into it, and
-    // then the next run removes it (its kdbgen is gone).
-    if (fs::exists(run)) {
-        std::ofstream(work / "one.log") << "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
-        const auto again = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(),
-                                             "--targets", "gfx1030_36", "--driver-log", (work / "one.log").string(),
-                                             "-o", (work / "out2").string(), "-q"});
-        EXPECT_EQ(again.exit_code, 0) << again.output;
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    *running = descendants(pid);
+    return pid;
+}
+
+// SIGTERM and SIGINT, twice each: kdbgen exits 130 having stopped every process it started (the sandbox
+// stops its namespace and returns once the kernel has reaped all in there) and removed its run folder, the
+// root unchanged.
+TEST_P(DebianMiopen, AnInterruptLeavesNoProcessNoRunFolderNoKdbAndTheRootUnchanged) {
+    const fs::path work = scratch("interrupt-" + GetParam());
+    const auto before = root_state(root);
+    for (int trial = 0; trial < 4; ++trial) {
+        const int signal = trial % 2 ? SIGINT : SIGTERM;
+        const fs::path tmp = work / fmt::format("tmp{}", trial);
+        std::set<int> running;
+        const int pid = start_replaying(root, work, tmp, &running);
+        ASSERT_TRUE(has_process_named(running, "kdbgen-miopen-r")) << "no replay started";
+        ::kill(pid, signal);
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 130);
+        EXPECT_FALSE(fs::exists(work / "out" / "gfx1030_36.kdb"));
+        EXPECT_TRUE(alive(running).empty()) << "signal " << signal << ": " << alive(running).size() << " left";
+        EXPECT_TRUE(run_folders_in(tmp).empty()) << "signal " << signal << ": " << run_folders_in(tmp).front();
     }
-    EXPECT_FALSE(fs::exists(run)) << run;
+    expect_same_root(before, root_state(root), "after interrupts");
+    fs::remove_all(work);
+}
+
+// kill -9 reaches no handler: every process kdbgen started still dies (the sandbox has PR_SET_PDEATHSIG,
+// its namespace's PID 1 too, and the kernel kills what is left in the namespace), the root is unchanged,
+// and the next run removes the run folder left in TMPDIR.
+TEST_P(DebianMiopen, KillNineLeavesNoProcessAndTheRootUnchanged) {
+    const fs::path work = scratch("kill9-" + GetParam());
+    const auto before = root_state(root);
+    std::set<int> running;
+    const int pid = start_replaying(root, work, work / "tmp", &running);
+    ASSERT_TRUE(has_process_named(running, "kdbgen-miopen-r")) << "no replay started";
+    ::kill(pid, SIGKILL);
+    ASSERT_EQ(::waitpid(pid, nullptr, 0), pid);
+    for (int i = 0; i < 100 && !alive(running).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(alive(running).empty()) << alive(running).size() << " processes outlived kdbgen";
+    expect_same_root(before, root_state(root), "after kill -9");
+    ASSERT_FALSE(run_folders_in(work / "tmp").empty());
+    std::ofstream(work / "one.log") << "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string saved = tmpdir ? tmpdir : "";
+    setenv("TMPDIR", (work / "tmp").c_str(), 1);
+    const auto again = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                         "gfx1030_36", "--driver-log", (work / "one.log").string(), "-o",
+                                         (work / "out2").string(), "-q"});
+    if (tmpdir) setenv("TMPDIR", saved.c_str(), 1);
+    else unsetenv("TMPDIR");
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_TRUE(run_folders_in(work / "tmp").empty()) << run_folders_in(work / "tmp").front();
+    fs::remove_all(work);
+}
+
+// Runs kdbgen with NAME=value in its environment (fault injection the engine passes to its clients).
+ProcessResult run_kdbgen_with(const char* name, const std::string& value, const std::vector<std::string>& args) {
+    setenv(name, value.c_str(), 1);
+    auto result = test::run_kdbgen(args);
+    unsetenv(name);
+    return result;
+}
+
+// A problem MIOpen never finishes (KDBGEN_REPLAY_HANG_ON: the replay stops inside it, as a Find stuck in
+// MIOpen would): the watchdog stops that process with all it started, the problem is reported as timed out
+// with the limit, and the problem after it is built in a new process.
+TEST_P(DebianMiopen, AHungProblemIsStoppedAndTheNextIsBuilt) {
+    if (GetParam() != "sid") GTEST_SKIP() << "the watchdog does not depend on the MIOpen version";
+    const fs::path work = scratch("hung-problem");
+    std::ofstream(work / "net.log") << "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n"
+                                       "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const auto result = run_kdbgen_with(
+        "KDBGEN_REPLAY_HANG_ON", "0",
+        {"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets", "gfx1030_36", "--driver-log",
+         (work / "net.log").string(), "-o", (work / "out").string(), "-j", "1", "--problem-timeout", "4",
+         "--engine-rounds", "1", "--json", "-q"});
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    const auto report = nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    const auto& card = report["targets"][0]["cards"][0];
+    EXPECT_EQ(card["replayed_ok"], 1) << card.dump(2);
+    ASSERT_EQ(card["failures"].size(), 1u) << card.dump(2);
+    const auto& failure = card["failures"][0];
+    EXPECT_EQ(failure["kind"], "batchnorm") << failure.dump();
+    EXPECT_TRUE(failure["timed_out"].get<bool>()) << failure.dump();
+    EXPECT_NE(failure["message"].get<std::string>().find("after 4 s on this problem (--problem-timeout)"),
+              std::string::npos) << failure.dump();
+    EXPECT_TRUE(card["kernels_by_file"].contains("MIOpenPooling.cl.o")) << card.dump(2);
+    fs::remove_all(work);
+}
+
+// A compiler that never returns (KDBGEN_COMPILER_HANG_ON): the wrapper stops it after --compile-timeout,
+// its problem is reported as timed out, and no compiler is left running. MIOpen 3.5.1 compiles in-process.
+TEST_P(DebianMiopen, AHungCompileIsStoppedAndItsProblemNamed) {
+    if (GetParam() != "sid") GTEST_SKIP() << "MIOpen 3.5.1 compiles in-process (hiprtc, comgr): no compiler to hang";
+    const fs::path work = scratch("hung-compile");
+    std::ofstream(work / "net.log") << "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n"
+                                       "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 1 -b 0 -s 1 -r 1\n";
+    const auto result = run_kdbgen_with(
+        "KDBGEN_COMPILER_HANG_ON", "MIOpenPooling",
+        {"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets", "gfx1030_36", "--driver-log",
+         (work / "net.log").string(), "-o", (work / "out").string(), "-j", "1", "--compile-timeout", "3",
+         "--engine-rounds", "1", "--json", "-q"});
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    const auto report = nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    const auto& card = report["targets"][0]["cards"][0];
+    ASSERT_EQ(card["failures"].size(), 1u) << card.dump(2);
+    const auto& failure = card["failures"][0];
+    EXPECT_EQ(failure["kind"], "pooling") << failure.dump();
+    EXPECT_TRUE(failure["timed_out"].get<bool>()) << failure.dump();
+    EXPECT_NE(failure.dump().find("ran past 3 s (--compile-timeout)"), std::string::npos) << failure.dump();
+    EXPECT_TRUE(card["kernels_by_file"].contains("MIOpenBatchNormFwdTrainSpatial.cl.o")) << card.dump(2);
+    EXPECT_NE(std::system("pgrep -x sleep -a | grep -q 100000"), 0) << "a hung compiler outlived its replay";
+    fs::remove_all(work);
+}
+
+// Links in the root are the root's: followed inside it, never out of it. A root whose /build leads to a
+// folder outside (absolute link) gets the 3.4.0 OpenCL compiler's wrapper in the sandbox's view only; one
+// whose /usr/bin climbs out with "../.." is refused, naming it, and the host's compilers are untouched.
+// The test's roots are put together from the Debian root with bind mounts, in a mount namespace of the
+// test's own (unshare), so the Debian root itself stays as it is.
+TEST_P(DebianMiopen, LinksInTheRootAreFollowedInsideItNeverOut) {
+    if (GetParam() != "sid") GTEST_SKIP() << "3.4.0 names a compiler in Debian's build tree (/build/...)";
+    if (geteuid() != 0) GTEST_SKIP() << "putting a root together with bind mounts needs root";
+    const fs::path work = scratch("links");
+    const fs::path decoy = work / "decoy";
+    fs::create_directories(decoy);
+    std::ofstream(work / "net.log") << "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const auto host_state = [] {
+        std::map<std::string, std::string> state;
+        for (const auto& entry : fs::directory_iterator("/usr/bin")) {
+            struct stat st {};
+            if (::lstat(entry.path().c_str(), &st) == 0)
+                state[entry.path().string()] = fmt::format("{} {}.{}", st.st_mode, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+        }
+        return state;
+    };
+    const auto host_before = host_state();
+    // linked: / of the Debian root, but /build -> the decoy (outside). climbing: /usr/bin -> ../../../../../../usr/bin.
+    const std::string kdbgen = test::kdbgen_binary();
+    const std::string script = fmt::format(R"(set -e
+cd {work}
+for name in linked climbing; do
+  mkdir $name
+  for entry in {root}/*; do
+    base=$(basename "$entry")
+    if [ -L "$entry" ]; then cp -P "$entry" $name/; elif [ -d "$entry" ]; then mkdir $name/$base; mount --rbind "$entry" $name/$base; fi
+  done
+done
+ln -s {decoy} linked/build
+umount -l climbing/usr
+mkdir -p climbing-usr && mount -t tmpfs tmpfs climbing/usr
+for entry in {root}/usr/*; do
+  base=$(basename "$entry")
+  [ "$base" = bin ] && continue
+  if [ -L "$entry" ]; then cp -P "$entry" climbing/usr/; else mkdir climbing/usr/$base; mount --rbind "$entry" climbing/usr/$base; fi
+done
+ln -s ../../../../../../../../../../usr/bin climbing/usr/bin
+for name in linked climbing; do
+  {kdbgen} build --engine miopen --miopen-root {work}/$name --targets gfx1030_36 --driver-log {work}/net.log -o {work}/out-$name -j 1 --engine-rounds 1 > {work}/$name.log 2>&1 && echo 0 > {work}/$name.exit || echo $? > {work}/$name.exit
+done
+)",
+                                           fmt::arg("work", work.string()), fmt::arg("root", root.string()),
+                                           fmt::arg("decoy", decoy.string()), fmt::arg("kdbgen", kdbgen));
+    std::ofstream(work / "script.sh") << script;
+    ASSERT_EQ(std::system(("unshare --mount --propagation private sh " + (work / "script.sh").string()).c_str()), 0);
+    const auto read = [&](const std::string& name) { return read_text_file(work / name); };
+    EXPECT_EQ(read("linked.exit"), "0\n") << read("linked.log");
+    EXPECT_TRUE(fs::exists(work / "out-linked" / "gfx1030_36.kdb")) << read("linked.log");
+    EXPECT_TRUE(fs::is_empty(decoy)) << "kdbgen wrote through the root's link";
+    EXPECT_EQ(read("climbing.exit"), "2\n") << read("climbing.log");
+    EXPECT_NE(read("climbing.log").find("/usr/bin"), std::string::npos) << read("climbing.log");
+    EXPECT_TRUE(host_before == host_state()) << "the host's /usr/bin changed";
+    fs::remove_all(work);
+}
+
+// The Debian root is byte for byte the same after a build that runs both of 3.4.0's compilers (its OpenCL
+// compiler in Debian's build tree, clang++-21) and a check with MIOpenDriver.
+TEST_P(DebianMiopen, TheRootIsUnchangedByABuildAndACheck) {
+    const fs::path work = scratch("unchanged-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    const auto before = root_state(root);
+    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                          "gfx1030_36", "--driver-log", (work / "net.log").string(), "-q"};
+    auto args = common;
+    args.insert(args.end(), {"-o", (work / "out").string()});
+    const auto built = test::run_kdbgen(args);
+    ASSERT_TRUE(fs::exists(work / "out" / "gfx1030_36.kdb")) << built.output;
+    args = common;
+    args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
+    test::run_kdbgen(args);
+    expect_same_root(before, root_state(root), "after a build and a check");
+    fs::remove_all(work);
+}
+
+// A plain user (nobody) runs the engine over the root: kdbgen-sandbox makes a user namespace, no chroot
+// as root, and the kdb holds 3.4.0's OpenCL and HIP kernels (both through kdbgen's wrappers).
+TEST_P(DebianMiopen, APlainUserBuildsWithoutRoot) {
+    if (geteuid() != 0) GTEST_SKIP() << "becoming another user needs root";
+    if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-current-user true "
+                    "> /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "unprivileged user namespaces are off here";
+    const fs::path work = scratch("plain-user-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2 -t 1\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    ASSERT_EQ(std::system(("chown -R 65534:65534 " + work.string()).c_str()), 0);
+    const auto before = root_state(root);
+    const std::string command = fmt::format(
+        "cd {0} && setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME={0} TMPDIR={0} "
+        "{1} build --engine miopen --miopen-root {2} --targets gfx1030_36 --driver-log net.log -o out -j 2 --json -q "
+        "> {0}/report.json 2> {0}/err.log",
+        work.string(), test::kdbgen_binary(), root.string());
+    const int status = std::system(command.c_str());
+    const std::string output = read_text_file(work / "report.json") + read_text_file(work / "err.log");
+    ASSERT_TRUE(fs::exists(work / "out" / "gfx1030_36.kdb")) << output;
+    struct stat st {};
+    ASSERT_EQ(::stat((work / "out" / "gfx1030_36.kdb").c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 65534u);
+    const auto report = nlohmann::json::parse(output.substr(output.find('{')));
+    const auto& by_file = report["targets"][0]["cards"][0]["kernels_by_file"];
+    if (GetParam() == "sid") {
+        EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+        EXPECT_TRUE(by_file.contains("MIOpenPooling.cl.o")) << by_file.dump();
+        EXPECT_TRUE(by_file.contains("naive_conv.cpp.o")) << by_file.dump();
+    } else {
+        EXPECT_TRUE(by_file.contains("MIOpenPooling.cpp.o")) << by_file.dump();
+    }
+    expect_same_root(before, root_state(root), "after a plain user's build");
     fs::remove_all(work);
 }
 

@@ -43,6 +43,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -535,8 +536,13 @@ int main(int argc, char** argv) {
         }
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
-        // Fault injection for kdbgen's tests: a crash inside MIOpen on this problem.
+        // For kdbgen's compiler wrapper: a compile it stops is logged against this problem.
+        // Between problems no MIOpen thread reads the environment.
+        setenv("KDBGEN_PROBLEM", id.c_str(), 1);
+        // Fault injection for kdbgen's tests: a crash, or a hang, inside MIOpen on this problem.
         if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON"); crash && id == crash) std::abort();
+        if (const char* hang = std::getenv("KDBGEN_REPLAY_HANG_ON"); hang && id == hang)
+            for (;;) pause();
         try {
             replay(handle, kind, fields, Notes{id}, mode);
             std::printf("done %s ok\n", id.c_str());
