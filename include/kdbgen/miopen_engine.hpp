@@ -133,6 +133,7 @@ struct CardReplay {
     std::vector<ReplayOutcome> outcomes;  // one per problem given
     std::size_t skipped = 0;              // problems the replay cannot express
     std::size_t compiler_starts = 0;      // compiler processes MIOpen started (wrapped compilers only)
+    double slowest_compile_seconds = 0;   // the longest of them (wrapped compilers, with a time limit)
     double seconds = 0;
     // replay_card_to_fixpoint: kernels new in each round (the first round has
     // no kdb installed, each later one the kdb of all kernels so far), and

@@ -130,6 +130,7 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"compiled_in_last_round", replay.compiled},
             {"processes", replay.processes},
             {"slowest_problem", {{"problem", slowest_problem}, {"seconds", slowest}}},
+            {"slowest_compile_seconds", replay.slowest_compile_seconds},
             {"unstable_keys", unstable},
             {"kernels_without_source", without_source},
             {"kdb_unreadable", replay.kdb_unreadable},

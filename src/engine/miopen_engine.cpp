@@ -38,7 +38,7 @@ namespace {
 // client's private view of the root (kdbgen-sandbox). Shell, so that it runs
 // in any root whatever its C library.
 std::string compiler_wrapper(const std::string& path, const std::string& fallback) {
-    return fmt::format(R"(#!/bin/sh
+    return fmt::format(R"sh(#!/bin/sh
 # kdbgen's wrapper for {0}, which the installed libMIOpen starts.
 # It logs the start (KDBGEN_COMPILE_LOG) and runs the real compiler with
 # MIOpen's arguments, less "-isystem /usr/include": Debian's MIOpen passes that
@@ -83,14 +83,17 @@ limit="${{KDBGEN_COMPILE_TIMEOUT:-0}}"
 if [ "$limit" = 0 ] || ! command -v timeout > /dev/null 2>&1; then
     exec "$real" "$@"
 fi
+started=$(date +%s%N)
 timeout -k 5 "$limit" "$real" "$@"
 status=$?
+ended=$(date +%s%N)
+[ -n "${{KDBGEN_COMPILE_LOG:-}}" ] && printf 'end %s\n' "$(( (ended - started) / 1000000 ))" >> "$KDBGEN_COMPILE_LOG"
 if [ "$status" = 124 ] || [ "$status" = 137 ]; then
     echo "kdbgen: the compiler ran past {2} ($limit s) and was stopped" >&2
     [ -n "${{KDBGEN_COMPILE_LOG:-}}" ] && printf 'timeout %s %s\n' "${{KDBGEN_PROBLEM:-?}}" "$limit" >> "$KDBGEN_COMPILE_LOG"
 fi
 exit "$status"
-)",
+)sh",
                        path, fallback, "--compile-timeout");
 }
 
@@ -362,14 +365,21 @@ double seconds_since(std::chrono::steady_clock::time_point since) {
 }
 
 // The wrappers' log of one process: "start <arguments>" per compiler start,
-// "timeout <problem> <seconds>" per compile the wrapper stopped (the problem
-// as the replay numbered it in KDBGEN_PROBLEM; "?" for MIOpenDriver).
-void read_compile_log(const fs::path& log_path, std::size_t problem_count, std::size_t& starts,
+// "end <milliseconds>" when it returns, "timeout <problem> <seconds>" per
+// compile the wrapper stopped (the problem as the replay numbered it in
+// KDBGEN_PROBLEM; "?" for MIOpenDriver).
+struct CompileLog {
+    std::size_t starts = 0;
+    double slowest_seconds = 0;
+};
+void read_compile_log(const fs::path& log_path, std::size_t problem_count, CompileLog& compiles,
                       std::map<std::size_t, ReplayOutcome>& outcomes, std::optional<std::size_t> only = std::nullopt) {
     std::ifstream log(log_path);
     std::string line;
     while (std::getline(log, line)) {
-        if (line.starts_with("start ")) ++starts;
+        if (line.starts_with("start ")) ++compiles.starts;
+        if (line.starts_with("end "))
+            compiles.slowest_seconds = std::max(compiles.slowest_seconds, std::strtod(line.c_str() + 4, nullptr) / 1000);
         if (!line.starts_with("timeout ")) continue;
         std::istringstream fields(line.substr(8));
         std::string problem, limit;
@@ -395,7 +405,8 @@ struct PassResult {
     std::map<std::size_t, KernelLookups> lookups;
     std::map<KdbKey, Bytes> kernels;
     std::vector<std::string> bad_rows;
-    std::size_t compiler_starts = 0, processes = 0;
+    CompileLog compiles;
+    std::size_t processes = 0;
     std::string load_failure;
 };
 
@@ -476,7 +487,7 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
             break;
         }
         collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
-        read_compile_log(dir / "compile.log", lines.size(), result.compiler_starts, result.outcomes);
+        read_compile_log(dir / "compile.log", lines.size(), result.compiles, result.outcomes);
         // Ended before it started any problem (the library died loading, in its constructor or in
         // miopenCreate): the library's fault, not the first problem's.
         const bool never_started = !remaining.empty() && !result.outcomes.count(remaining.front());
@@ -784,7 +795,8 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     std::map<std::size_t, KernelLookups> lookups;
     for (const auto& r : slice_results) {
         for (const PassResult* pass : {&r.a, &r.b, &r.c, &r.d}) {
-            report.compiler_starts += pass->compiler_starts;
+            report.compiler_starts += pass->compiles.starts;
+            report.slowest_compile_seconds = std::max(report.slowest_compile_seconds, pass->compiles.slowest_seconds);
             report.processes += pass->processes;
             for (const auto& [key, code] : pass->kernels) kernels.emplace(key, code);
             report.bad_rows.insert(report.bad_rows.end(), pass->bad_rows.begin(), pass->bad_rows.end());
@@ -845,6 +857,7 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         // A problem that failed in the first round may get through now; keep the latest word.
         total.outcomes = replay.outcomes;
         total.compiler_starts += replay.compiler_starts;
+        total.slowest_compile_seconds = std::max(total.slowest_compile_seconds, replay.slowest_compile_seconds);
         total.processes += replay.processes;
         total.seconds += replay.seconds;
         total.lookups = replay.lookups;
@@ -948,6 +961,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         std::map<KdbKey, Bytes> kernels;
         std::vector<std::string> bad_rows;
         std::string tail;
+        CompileLog compiles;
         bool timed_out = false;           // the watchdog stopped it (--problem-timeout)
         std::string compile_timed_out;    // the wrapper stopped a compile (--compile-timeout)
         std::string sandbox_failure;
@@ -985,9 +999,8 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         result.sandbox_failure = end.sandbox_failure;
         result.tail = tail.text;
         {
-            std::size_t starts = 0;
             std::map<std::size_t, ReplayOutcome> seen;
-            read_compile_log(dir / "compile.log", 1, starts, seen, 0);
+            read_compile_log(dir / "compile.log", 1, result.compiles, seen, 0);
             if (seen.count(0)) result.compile_timed_out = seen[0].message;
         }
         collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
@@ -1040,6 +1053,8 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         auto& outcome = outcomes[task.problem];
         if (!seen_before) outcome.ok = true;
         for (const TaskResult* result : {&first[t], &second[t]}) {
+            report.compiler_starts += result->compiles.starts;
+            report.slowest_compile_seconds = std::max(report.slowest_compile_seconds, result->compiles.slowest_seconds);
             report.lookups += result->lookups.asked.size();
             report.compiled += result->lookups.saved.size();
             report.asked.insert(result->lookups.asked.begin(), result->lookups.asked.end());
