@@ -1,8 +1,8 @@
 # kdbgen-compile-worker (src/compile/worker) links Clang, LLVM and lld as
-# libraries, those of KDBGEN_DEFAULT_LLVM_ROOT: on Debian 12 the very
-# libclang-cpp and libLLVM that /usr/lib/llvm-19/bin/clang runs on, so a
-# compile in the worker makes the bytes the clang binary makes. Needs
-# libclang-19-dev, liblld-19-dev and llvm-19-dev; without them kdbgen builds
+# libraries, those of KDBGEN_DEFAULT_LLVM_ROOT: the very libclang-cpp and
+# libLLVM that /usr/lib/llvm-N/bin/clang runs on, so a compile in the worker
+# makes the bytes the clang binary makes. Needs libclang-N-dev, liblld-N-dev
+# and llvm-N-dev (tools/install-deps); without them kdbgen builds
 # and compiles as before, with clang processes.
 set(KDBGEN_IN_PROCESS AUTO CACHE STRING
     "Build the in-process compile worker: AUTO (when the Clang and lld libraries are installed), ON (required), OFF")
@@ -10,6 +10,10 @@ set_property(CACHE KDBGEN_IN_PROCESS PROPERTY STRINGS AUTO ON OFF)
 set(KDBGEN_HAVE_COMPILE_WORKER OFF)
 if(NOT KDBGEN_IN_PROCESS STREQUAL "OFF")
   set(_root ${KDBGEN_DEFAULT_LLVM_ROOT})
+  set(_major 19)
+  if(_root MATCHES "llvm-([0-9]+)$")
+    set(_major ${CMAKE_MATCH_1})
+  endif()
   find_path(KDBGEN_CLANG_INCLUDE_DIR clang/FrontendTool/Utils.h PATHS ${_root}/include NO_DEFAULT_PATH)
   find_path(KDBGEN_LLD_INCLUDE_DIR lld/Common/Driver.h PATHS ${_root}/include NO_DEFAULT_PATH)
   find_path(KDBGEN_LLVM_INCLUDE_DIR llvm/Support/TargetSelect.h PATHS ${_root}/include NO_DEFAULT_PATH)
@@ -22,7 +26,7 @@ if(NOT KDBGEN_IN_PROCESS STREQUAL "OFF")
       set(KDBGEN_CLANG_CPP_LIBRARY "${_clang_cpp_first}" CACHE FILEPATH "libclang-cpp of the worker" FORCE)
     endif()
   endif()
-  find_library(KDBGEN_LLVM_LIBRARY NAMES LLVM LLVM-19 PATHS ${_root}/lib NO_DEFAULT_PATH)
+  find_library(KDBGEN_LLVM_LIBRARY NAMES LLVM LLVM-${_major} PATHS ${_root}/lib NO_DEFAULT_PATH)
   find_library(KDBGEN_LLD_ELF_LIBRARY NAMES lldELF PATHS ${_root}/lib NO_DEFAULT_PATH)
   find_library(KDBGEN_LLD_COMMON_LIBRARY NAMES lldCommon PATHS ${_root}/lib NO_DEFAULT_PATH)
   # lld's static libraries compress sections with zlib and zstd (llvm-19-dev pulls in their -dev packages).
@@ -39,7 +43,7 @@ if(NOT KDBGEN_IN_PROCESS STREQUAL "OFF")
     endif()
   endforeach()
   if(_missing)
-    set(_why "no Clang/lld libraries in ${_root} (${_missing}); install libclang-19-dev liblld-19-dev llvm-19-dev")
+    set(_why "no Clang/lld libraries in ${_root} (${_missing}); install libclang-${_major}-dev liblld-${_major}-dev llvm-${_major}-dev")
     if(KDBGEN_IN_PROCESS STREQUAL "ON")
       message(FATAL_ERROR "KDBGEN_IN_PROCESS=ON: ${_why}")
     endif()

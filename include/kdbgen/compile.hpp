@@ -18,6 +18,7 @@
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <initializer_list>

@@ -11,6 +11,7 @@
 
 #include "kdbgen/util.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>

@@ -11,6 +11,7 @@
 #include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>

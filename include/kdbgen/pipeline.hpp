@@ -15,6 +15,7 @@
 #include "kdbgen/phase_clock.hpp"
 #include "kdbgen/plan.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>

@@ -13,6 +13,7 @@
 #include "kdbgen/solver.hpp"
 #include "kdbgen/target.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>

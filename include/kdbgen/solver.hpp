@@ -9,6 +9,7 @@
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/target.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>

@@ -3,6 +3,7 @@
 #include "kdbgen/cleanup.hpp"
 #include "kdbgen/error.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <csignal>

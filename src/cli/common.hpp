@@ -6,6 +6,7 @@
 #include "kdbgen/compile.hpp"
 #include "kdbgen/target.hpp"
 
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 

@@ -13,6 +13,7 @@
 #include "kdbgen/plan.hpp"
 #include "kdbgen/shard.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -37,6 +38,11 @@ void EngineFlags::add_to(CLI::App& app) {
                    "process runs in private namespaces (kdbgen-sandbox; a user namespace when not run as root) "
                    "that see the root read-only, with kdbgen's compiler wrapper in place of the compilers the "
                    "library starts");
+    app.add_option("--miopen-db", miopen_db,
+                   "with --engine miopen: MIOpen's system db folder (find-dbs, perf-dbs, tuning models: what "
+                   "decides which kernels MIOpen builds) as this system names it, e.g. the package's staging tree "
+                   "when MIOpen is not installed yet (default: the one installed with the library, "
+                   "<prefix>/share/miopen/db); a kdb in it is never installed, so the result does not depend on one");
     app.add_option("--check-kdbs", check_kdbs,
                    "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs and run every problem "
                    "through MIOpen's own MIOpenDriver (Find, and -S 0 for convolutions; one process each, an empty "
@@ -224,6 +230,11 @@ int run_engine_build(const EngineFlags& flags, const std::vector<Target>& target
         if (!fs::is_directory(flags.check_kdbs))
             throw InputError(located(flags.check_kdbs, 0, "--check-kdbs: not a folder"));
         setup.system_db = fs::path(flags.check_kdbs);
+    }
+    if (!flags.miopen_db.empty()) {
+        if (!fs::is_directory(flags.miopen_db))
+            throw InputError(located(flags.miopen_db, 0, "--miopen-db: not a folder"));
+        setup.miopen_db = fs::absolute(flags.miopen_db);
     }
     if (setup.root != "/" && !fs::is_directory(setup.root))
         throw InputError(located(setup.root.string(), 0, "--miopen-root: not a folder"));

@@ -1,6 +1,7 @@
 #include "kdbgen/codeobject.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>

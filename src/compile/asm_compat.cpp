@@ -13,6 +13,7 @@
 // identical objects (tests/unit/compile_test.cpp).
 #include "kdbgen/compile.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <map>

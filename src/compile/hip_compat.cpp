@@ -65,6 +65,7 @@
 
 #include "kdbgen/util.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cstdlib>

@@ -1,5 +1,6 @@
 #include "kdbgen/jobs.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 

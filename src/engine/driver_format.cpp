@@ -6,6 +6,7 @@
 // run as another.
 #include "kdbgen/miopen_engine.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace kdbgen {

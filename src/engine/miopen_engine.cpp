@@ -7,6 +7,7 @@
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -138,6 +139,7 @@ std::string real_compiler_for(const fs::path& root, const std::string& path) {
 }
 
 constexpr const char* kViewInside = "/.kdbgen-run";  // kdbgen-sandbox's name for the run folder's view/
+constexpr const char* kDbInside = "/.kdbgen-miopen-db";  // where --miopen-db is bound in the client's view
 
 // A folder removed when kdbgen is done with it, or by the interrupt handler
 // (Ctrl-C, SIGTERM) if kdbgen is stopped first.
@@ -162,7 +164,8 @@ struct RunFolder : ScratchFolder {
     fs::path mountpoint;  // mnt/
     fs::path sandbox;     // kdbgen-sandbox
     std::vector<std::pair<std::string, std::string>> wraps;  // compiler path -> wrapper, inside the view
-    std::optional<fs::path> system_db_view;  // MIOPEN_SYSTEM_DB_PATH, when kdbs are installed
+    std::vector<std::pair<std::string, std::string>> binds;  // host folder -> path in the view (read-only)
+    fs::path system_db_view;  // MIOPEN_SYSTEM_DB_PATH
 };
 
 void write_script(const fs::path& path, const std::string& text) {
@@ -220,6 +223,7 @@ ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::
     std::vector<std::string> arguments{run.sandbox.string(), setup.root.string(), run.host.string(),
                                        run.mountpoint.string()};
     for (const auto& [path, wrapper] : run.wraps) arguments.insert(arguments.end(), {"--wrap", path, wrapper});
+    for (const auto& [host, inside] : run.binds) arguments.insert(arguments.end(), {"--bind", host, inside});
     arguments.push_back("--");
     arguments.insert(arguments.end(), client_arguments.begin(), client_arguments.end());
     std::vector<char*> argv, envp;
@@ -315,6 +319,12 @@ void collect_user_kdb(const fs::path& cache, const Target& card, const fs::path&
     for (auto it = fs::recursive_directory_iterator(cache, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
         if (it->path().extension() != ".ukdb") continue;
+        // The client writes this folder: a link there is not MIOpen's kdb, and kdbgen reads nothing through it.
+        if (it->is_symlink(ec) || !it->is_regular_file(ec)) {
+            bad_rows.push_back(fmt::format("{} left {}, which is not a regular file: not read", library.string(),
+                                           it->path().string()));
+            continue;
+        }
         if (it->path().stem() != card.db_basename())
             spdlog::warn("{}: MIOpen named its user kdb {}, not {}.ukdb: the stub's device is not the card kdbgen "
                          "meant", card.spec(), it->path().filename().string(), card.db_basename());
@@ -439,7 +449,7 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
         for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_REPLAY_HANG_ON", "KDBGEN_COMPILER_FAIL_ON",
                                  "KDBGEN_COMPILER_HANG_ON"})
             if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
-        if (run.system_db_view) environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view->string());
+        environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view.string());
         const std::vector<std::string> arguments{(run.root_view / "kdbgen-miopen-replay").string(),
                                                  setup.library.string(), (view / "problems.txt").string(),
                                                  mode_name(spec.mode)};
@@ -642,9 +652,9 @@ const std::vector<CompilerWrapper>& compiler_wrappers_of(const EngineSetup& setu
 
 // The run folder in TMPDIR: view/ is what the client sees as /.kdbgen-run
 // (kdbgen's helpers, the compiler wrappers, each process's HOME, caches and
-// logs, and, when kdbs are installed, the system db folder MIOpen is pointed
-// at); mnt/ is where kdbgen-sandbox puts the client's root together.
-void make_run_folder(const EngineSetup& setup, RunFolder& run, bool with_system_db) {
+// logs, and the system db folder MIOpen is pointed at); mnt/ is where
+// kdbgen-sandbox puts the client's root together.
+void make_run_folder(const EngineSetup& setup, RunFolder& run) {
     run.adopt(make_scratch_folder("engine"));
     run.host = run.top / "view";
     run.mountpoint = run.top / "mnt";
@@ -658,19 +668,27 @@ void make_run_folder(const EngineSetup& setup, RunFolder& run, bool with_system_
         write_script(script, wrappers[i].script);
         run.wraps.emplace_back(wrappers[i].path, (run.root_view / "wrappers" / std::to_string(i)).string());
     }
-    if (!with_system_db) return;
-    // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder: the
-    // folder given holds links to everything of the installed one (its
-    // find-dbs, perf-dbs and tuning models, which decide what MIOpen
-    // compiles: Debian's 3.5.1 ships them) and the kdbs to install. The links
-    // name paths inside the root: the client resolves them there.
+    // MIOPEN_SYSTEM_DB_PATH replaces MIOpen's whole system db folder, in
+    // every process: the folder given holds links to everything of the
+    // system db (its find-dbs, perf-dbs and tuning models, which decide what
+    // MIOpen compiles: Debian's 3.5.1 ships them), from --miopen-db (bound
+    // into the view) or else the installed one (inside the root), and the
+    // kdbs to install. A kdb already installed there is left out: what the
+    // build machine had installed never hides a kernel.
     const fs::path folder = run.host / "system-db";
     fs::create_directories(folder);
-    if (const auto installed = installed_system_db(setup)) {
+    std::optional<std::pair<fs::path, fs::path>> db;  // as kdbgen sees it, as the client does
+    if (setup.miopen_db) {
+        db.emplace(*setup.miopen_db, kDbInside);
+        run.binds.emplace_back(setup.miopen_db->string(), kDbInside);
+    } else if (const auto installed = installed_system_db(setup)) {
+        db.emplace(*resolve_in_root(setup.root, *installed), *installed);
+    }
+    if (db) {
         std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(*resolve_in_root(setup.root, *installed), ec))
+        for (const auto& entry : fs::directory_iterator(db->first, ec))
             if (entry.path().extension() != ".kdb")
-                fs::create_symlink(*installed / entry.path().filename(), folder / entry.path().filename());
+                fs::create_symlink(db->second / entry.path().filename(), folder / entry.path().filename());
     }
     if (setup.system_db)
         for (const auto& entry : fs::directory_iterator(*setup.system_db))
@@ -747,7 +765,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     }
 
     RunFolder run;
-    make_run_folder(setup, run, setup.system_db.has_value());
+    make_run_folder(setup, run);
 
     // Each problem runs in processes that have done nothing else with it:
     //   A  find mode, in list order           B  immediate mode, in reverse order
@@ -854,7 +872,11 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
             total.card = replay.card;
             total.skipped = replay.skipped;
         }
-        // A problem that failed in the first round may get through now; keep the latest word.
+        // A problem that failed in the first round may get through now; keep the latest word, and the
+        // longest any round took over it (the first, which compiled, as a rule).
+        if (total.outcomes.size() == replay.outcomes.size())
+            for (std::size_t i = 0; i < replay.outcomes.size(); ++i)
+                replay.outcomes[i].seconds = std::max(replay.outcomes[i].seconds, total.outcomes[i].seconds);
         total.outcomes = replay.outcomes;
         total.compiler_starts += replay.compiler_starts;
         total.slowest_compile_seconds = std::max(total.slowest_compile_seconds, replay.slowest_compile_seconds);
@@ -942,7 +964,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
     }
 
     RunFolder run;
-    make_run_folder(setup, run, true);
+    make_run_folder(setup, run);
     // The same system db without kdbs: a problem that fails with the kdbs runs again with this.
     const fs::path bare = run.host / "system-db-bare";
     fs::create_directories(bare);
@@ -962,6 +984,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         std::vector<std::string> bad_rows;
         std::string tail;
         CompileLog compiles;
+        double seconds = 0;
         bool timed_out = false;           // the watchdog stopped it (--problem-timeout)
         std::string compile_timed_out;    // the wrapper stopped a compile (--compile-timeout)
         std::string sandbox_failure;
@@ -986,6 +1009,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         std::vector<std::string> arguments{driver.string()};
         arguments.insert(arguments.end(), task.args.begin(), task.args.end());
         Tail tail;
+        const auto started_task = std::chrono::steady_clock::now();
         const ClientEnd end = run_client(setup, run, arguments, environment, [&](std::string_view text) {
             if (read_miopen_log_line(text, result.lookups)) return false;
             if (text.find("Invalid Base Input Argument") != std::string_view::npos) result.unsupported = true;
@@ -995,6 +1019,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
             return false;
         });
         result.status = end.status;
+        result.seconds = seconds_since(started_task);
         result.timed_out = end.timed_out;
         result.sandbox_failure = end.sandbox_failure;
         result.tail = tail.text;
@@ -1052,6 +1077,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         const bool seen_before = outcomes.count(task.problem) != 0;
         auto& outcome = outcomes[task.problem];
         if (!seen_before) outcome.ok = true;
+        outcome.seconds = std::max(outcome.seconds, first[t].seconds);
         for (const TaskResult* result : {&first[t], &second[t]}) {
             report.compiler_starts += result->compiles.starts;
             report.slowest_compile_seconds = std::max(report.slowest_compile_seconds, result->compiles.slowest_seconds);

@@ -5,6 +5,7 @@
 #include "kdbgen/toml_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>

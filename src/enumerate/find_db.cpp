@@ -4,6 +4,7 @@
 #include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <unordered_set>

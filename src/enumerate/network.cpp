@@ -7,6 +7,7 @@
 #include "kdbgen/toml_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 #include "kdbgen/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 

@@ -9,6 +9,7 @@
 #include "kdbgen/target.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -6,6 +6,7 @@
 #include "kdbgen/jobs.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 #include "kdbgen/target.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

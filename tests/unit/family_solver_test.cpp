@@ -10,7 +10,9 @@
 #include "kdbgen/solver.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>

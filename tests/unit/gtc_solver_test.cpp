@@ -14,6 +14,7 @@
 #include "kdbgen/solver.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -9,6 +9,7 @@
 //   src/solver/conv/conv_hip_implicit_gemm_bwd_v1r1_xdlops.cpp  (V1R1X below)
 //   src/include/miopen/solver/implicitgemm_util.hpp             (implicitgemm_util below)
 //   src/conv/invokers/impl_gemm.cpp                             (the invoker)
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 #include "hip_implicit_gemm_test_support.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

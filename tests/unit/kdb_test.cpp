@@ -11,6 +11,7 @@
 #include "kdbgen/kdb.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 

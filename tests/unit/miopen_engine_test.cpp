@@ -1044,6 +1044,99 @@ TEST_P(DebianMiopen, APlainUserBuildsWithoutRoot) {
     fs::remove_all(work);
 }
 
+// The packager's recipe (docs/packaging.md), as written: a plain user, the library a copy in a build-tree
+// folder (not where the package installs it), MIOpen's system db given with --miopen-db because the package is
+// not installed (the root's /usr/share/miopen is hidden), /var/tmp read-only. The root is put together in a
+// mount namespace of the test's own from the Debian root plus a build-tree folder. On 3.4.0 the kdb holds the
+// HIP and OpenCL kernels, and MIOpenDriver then compiles nothing; on 3.5.1 the kdb from --miopen-db has the
+// kernels of the kdb built over the installed db, and more than one built without any db.
+TEST_P(DebianMiopen, ThePackagersRecipeRunsAsAPlainUserWithTheDbItIsGiven) {
+    if (geteuid() != 0) GTEST_SKIP() << "putting a root together with bind mounts, and becoming nobody, need root";
+    if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-current-user true "
+                    "> /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "unprivileged user namespaces are off here";
+    const fs::path work = scratch("recipe-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2 -t 1\n"
+           "MIOpenDriver conv -n 2 -c 8 -H 20 -W 20 -k 8 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1 --in_layout NHWC --out_layout NHWC --fil_layout NHWC\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    fs::create_directories(work / "tree" / "lib");
+    fs::copy_file(root / "usr/lib/x86_64-linux-gnu/libMIOpen.so.1.0", work / "tree" / "lib" / "libMIOpen.so.1");
+    const fs::path db = root / "usr/share/miopen/db";
+    fs::create_directories(work / "empty-db");
+    // Problems the installed db has records for (whose solvers this MIOpen has the sources of): with the db
+    // MIOpen builds what the record names, without it what its heuristics pick.
+    std::string find_db;
+    if (fs::exists(db / "gfx1030_36.HIP.fdb.txt")) {
+        std::ifstream records(db / "gfx1030_36.HIP.fdb.txt");
+        std::ofstream out(work / "records.fdb.txt");
+        int kept = 0;
+        for (std::string line; kept < 4 && std::getline(records, line);)
+            if (line.find("-F=miopenConvolutionFwdAlgoDirect:ConvOclDirectFwd,") != std::string::npos ||
+                line.find("-F=miopenConvolutionFwdAlgoImplicitGEMM:ConvHipImplicitGemmV4R4Fwd,") != std::string::npos) {
+                out << line << '\n';
+                ++kept;
+            }
+        find_db = " --find-db " + (work / "records.fdb.txt").string();
+    }
+    ASSERT_EQ(std::system(("chown -R 65534:65534 " + work.string()).c_str()), 0);
+    const std::string kdbgen = test::kdbgen_binary();
+    const auto build = [&](const std::string& name, const std::string& more) {
+        return fmt::format(
+            "setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME={0} TMPDIR={0} {1} "
+            "build --engine miopen --miopen-root {0}/root --miopen-lib /build/miopen/lib/libMIOpen.so.1 {2} "
+            "--targets gfx1030_36 --driver-log {0}/net.log{5} -j 2 --engine-rounds 2 --json -q {3} > {0}/{4}.json "
+            "2> {0}/{4}.err; echo $? > {0}/{4}.exit\n",
+            work.string(), kdbgen, more, name.starts_with("check") ? "--check-kdbs " + work.string() + "/out-db"
+                                                                   : "-o " + work.string() + "/out-" + name,
+            name, find_db);
+    };
+    std::string script = fmt::format(R"(set -e
+cd {0}
+mkdir root
+for entry in {1}/*; do
+  base=$(basename "$entry")
+  if [ -L "$entry" ]; then cp -P "$entry" root/; elif [ -d "$entry" ]; then mkdir root/$base; mount --rbind "$entry" root/$base; fi
+done
+mkdir -p {0}/hidden
+[ -d root/usr/share/miopen ] && mount --bind {0}/hidden root/usr/share/miopen
+mkdir -p root/build/miopen/lib && cp tree/lib/libMIOpen.so.1 root/build/miopen/lib/
+mount -t tmpfs -o ro tmpfs /var/tmp
+)", work.string(), root.string());
+    script += "set +e\n";
+    script += build("db", "--miopen-db " + (fs::exists(db) ? db.string() : (work / "empty-db").string()));
+    script += build("check", "--miopen-db " + (fs::exists(db) ? db.string() : (work / "empty-db").string()));
+    if (fs::exists(db)) script += build("nodb", "--miopen-db " + (work / "empty-db").string());
+    std::ofstream(work / "script.sh") << script;
+    ASSERT_EQ(std::system(("unshare --mount --propagation private sh " + (work / "script.sh").string()).c_str()), 0);
+    const auto report = [&](const std::string& name) {
+        const std::string text = read_text_file(work / (name + ".json"));
+        EXPECT_NE(text.find('{'), std::string::npos) << name << ": " << read_text_file(work / (name + ".err"));
+        return text.find('{') == std::string::npos ? nlohmann::json::object()
+                                                   : nlohmann::json::parse(text.substr(text.find('{')));
+    };
+    const auto built = report("db");
+    ASSERT_TRUE(built.contains("targets")) << read_text_file(work / "db.err");
+    const auto& card = built["targets"][0]["cards"][0];
+    const auto& by_file = card["kernels_by_file"];
+    const auto checked = report("check");
+    EXPECT_EQ(checked["compiled"], 0) << checked.dump(2);
+    if (GetParam() == "sid") {
+        EXPECT_EQ(read_text_file(work / "db.exit"), "0\n") << read_text_file(work / "db.err");
+        EXPECT_TRUE(by_file.contains("MIOpenPooling.cl.o")) << by_file.dump();  // OpenCL, the build-tree compiler
+        EXPECT_TRUE(by_file.contains("naive_conv.cpp.o")) << by_file.dump();    // HIP, clang++-21
+        EXPECT_EQ(read_text_file(work / "check.exit"), "0\n") << checked.dump(2);
+    } else {
+        const auto without = report("nodb");
+        const auto& fewer = without["targets"][0]["cards"][0]["kernels_by_file"];
+        std::size_t with_db = 0, without_db = 0;
+        for (const auto& [file, count] : by_file.items()) with_db += count.get<std::size_t>();
+        for (const auto& [file, count] : fewer.items()) without_db += count.get<std::size_t>();
+        EXPECT_GT(with_db, without_db) << by_file.dump() << "\n" << fewer.dump();
+    }
+    fs::remove_all(work);
+}
+
 TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
     // Debian's 3.5.1 fails Find of an NCHW FP32 3x3 convolution on RDNA (its Winograd assembly is not installed,
     // kernel.cpp:444 "Failed to load kernel source"), in MIOpenDriver too: an NHWC one it runs.

@@ -8,6 +8,7 @@
 #include "kdbgen/tuning_model.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,7 +1,7 @@
 // kdbgen-sandbox: runs one MIOpen client (kdbgen-miopen-replay, MIOpenDriver)
 // over a system root that it never changes, in namespaces of its own.
 //
-//   kdbgen-sandbox ROOT VIEW MOUNTPOINT [--wrap PATH WRAPPER]... -- PROGRAM [ARG]...
+//   kdbgen-sandbox ROOT VIEW MOUNTPOINT [--wrap PATH WRAPPER]... [--bind FOLDER /NAME]... -- PROGRAM [ARG]...
 //
 // ROOT     the system the client runs on ("/" for this one, or a debootstrapped root)
 // VIEW     a folder of kdbgen's (the run folder) the client sees as /.kdbgen-run
@@ -10,6 +10,8 @@
 //          inside VIEW, as the client sees it): kdbgen's compiler wrapper in
 //          place of the compiler the library starts. A regular file that stood
 //          there stays beside it as PATH.kdbgen-real.
+// --bind   FOLDER of this system, read-only at /NAME (a new top-level name)
+//          in the client's view: a system db given with --miopen-db.
 //
 // Why namespaces: the client's root is a tmpfs whose entries are bind mounts
 // of ROOT's, so putting a wrapper at a compiler path (or creating the
@@ -259,12 +261,20 @@ int main(int argc, char** argv) {
     setvbuf(stdout, nullptr, _IOLBF, 0);
     if (argc < 6) fail("usage: kdbgen-sandbox ROOT VIEW MOUNTPOINT [--wrap PATH WRAPPER]... -- PROGRAM [ARG]...");
     const std::string root = argv[1], view = argv[2], mountpoint = argv[3];
-    std::vector<std::pair<std::string, std::string>> wraps;
+    std::vector<std::pair<std::string, std::string>> wraps, binds;
     int at = 4;
     for (; at < argc && std::strcmp(argv[at], "--") != 0; ++at) {
-        if (std::strcmp(argv[at], "--wrap") != 0 || at + 2 >= argc) fail("bad argument %s", argv[at]);
-        wraps.emplace_back(argv[at + 1], argv[at + 2]);
+        const bool wrap = std::strcmp(argv[at], "--wrap") == 0, bind_folder = std::strcmp(argv[at], "--bind") == 0;
+        if ((!wrap && !bind_folder) || at + 2 >= argc) fail("bad argument %s", argv[at]);
+        (wrap ? wraps : binds).emplace_back(argv[at + 1], argv[at + 2]);
         at += 2;
+    }
+    std::set<std::string> own_names{kViewInside + 1, kStashInside + 1};
+    for (const auto& [folder, name] : binds) {
+        if (name.size() < 2 || name[0] != '/' || name.find('/', 1) != std::string::npos || name == "/." ||
+            name == "/..")
+            fail("--bind %s %s: not a top-level name", folder.c_str(), name.c_str());
+        own_names.insert(name.substr(1));
     }
     if (at + 1 >= argc) fail("no program after --");
     char** program = argv + at + 1;
@@ -279,11 +289,12 @@ int main(int argc, char** argv) {
     if (stat(root.c_str(), &root_stat) != 0 || !S_ISDIR(root_stat.st_mode))
         fail("the root %s is not a folder", root.c_str());
     mount_tmpfs(mountpoint, 0755);
-    mirror_entries(root, mountpoint, {kViewInside + 1, kStashInside + 1});
-    for (const char* made : {kViewInside, kStashInside})
-        if (mkdir((mountpoint + made).c_str(), 0700) != 0)
-            fail("cannot make %s%s: %s", mountpoint.c_str(), made, std::strerror(errno));
+    mirror_entries(root, mountpoint, own_names);
+    for (const auto& name : own_names)
+        if (mkdir((mountpoint + "/" + name).c_str(), 0755) != 0)
+            fail("cannot make %s/%s: %s", mountpoint.c_str(), name.c_str(), std::strerror(errno));
     bind(view, mountpoint + kViewInside);
+    for (const auto& [folder, name] : binds) bind(folder, mountpoint + name);
     if (chroot(mountpoint.c_str()) != 0 || chdir("/") != 0)
         fail("cannot enter %s: %s", mountpoint.c_str(), std::strerror(errno));
 

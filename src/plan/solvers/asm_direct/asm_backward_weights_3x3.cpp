@@ -12,6 +12,7 @@
 // A WrW problem's "in" is dy (K channels) and its "out" is x (C channels, the image).
 #include "kdbgen/solver.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cmath>

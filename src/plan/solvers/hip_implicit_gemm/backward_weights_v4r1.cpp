@@ -10,6 +10,7 @@
 //   :372-540  GetSolution
 #include "implicitgemm_util.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace kdbgen {

@@ -8,6 +8,7 @@
 //   :152-157  GetDefaultPerformanceConfig: PerformanceImplicitGemm::HeuristicInit
 //   :200-370  GetSolution: kernel name, read/write vector sizes, options
 #include "implicitgemm_util.hpp"
+#include <algorithm>
 
 namespace kdbgen {
 

@@ -19,6 +19,7 @@
 #include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cmath>

@@ -11,6 +11,7 @@
 #include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace kdbgen {

@@ -9,6 +9,7 @@
 //   src/solver.cpp:716-732  deprecated solvers: only gfx803/900/906/908/90a/gfx103x
 #include "legacy_config.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace kdbgen {

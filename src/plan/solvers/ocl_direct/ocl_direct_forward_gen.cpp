@@ -9,6 +9,7 @@
 #include "legacy_config.hpp"
 #include "kdbgen/solver.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <cmath>
