@@ -154,7 +154,8 @@ void merge_duplicate_build(PlannedBuild& kept, PlannedBuild& duplicate) {
         kept.compute_units.clear();
         return;
     }
-    kept.compute_units.insert(kept.compute_units.end(), duplicate.compute_units.begin(), duplicate.compute_units.end());
+    // push_back, not a range insert: GCC 14 at -O2 warns (-Wstringop-overflow) about the insert's memmove.
+    for (const unsigned cus : duplicate.compute_units) kept.compute_units.push_back(cus);
     std::sort(kept.compute_units.begin(), kept.compute_units.end());
     kept.compute_units.erase(std::unique(kept.compute_units.begin(), kept.compute_units.end()), kept.compute_units.end());
 }

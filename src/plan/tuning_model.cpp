@@ -35,9 +35,11 @@ namespace {
     throw InputError(located(origin, 0, message));
 }
 
-const json& member(const json& object, const char* key, const std::string& origin, const std::string& where) {
+// origin and where by value: GCC 14's -Wdangling-reference takes a reference
+// returned from a call with a temporary std::string argument for a dangling one.
+const json& member(const json& object, const char* key, std::string_view origin, std::string_view where) {
     if (!object.is_object() || !object.contains(key))
-        bad(origin, fmt::format("{}: no key '{}'", where, key));
+        bad(std::string(origin), fmt::format("{}: no key '{}'", where, key));
     return object.at(key);
 }
 

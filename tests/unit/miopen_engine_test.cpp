@@ -1108,7 +1108,9 @@ mount -t tmpfs -o ro tmpfs /var/tmp
     script += build("check", "--miopen-db " + (fs::exists(db) ? db.string() : (work / "empty-db").string()));
     if (fs::exists(db)) script += build("nodb", "--miopen-db " + (work / "empty-db").string());
     std::ofstream(work / "script.sh") << script;
+    const auto before = root_state(root);
     ASSERT_EQ(std::system(("unshare --mount --propagation private sh " + (work / "script.sh").string()).c_str()), 0);
+    expect_same_root(before, root_state(root), "after the recipe");
     const auto report = [&](const std::string& name) {
         const std::string text = read_text_file(work / (name + ".json"));
         EXPECT_NE(text.find('{'), std::string::npos) << name << ": " << read_text_file(work / (name + ".err"));

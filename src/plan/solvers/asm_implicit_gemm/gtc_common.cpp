@@ -321,8 +321,9 @@ std::array<int, 4> TableRow::quad_at(std::size_t i) const {
 
 // ---- tables ----------------------------------------------------------------
 
-const std::vector<TableRow>& source_table(const MiopenTree& tree, const std::string& relative,
-                                          const std::string& function, const std::string& list) {
+const std::vector<TableRow>& source_table(const MiopenTree& tree, std::string_view relative_name,
+                                          std::string_view function_name, std::string_view list_name) {
+    const std::string relative(relative_name), function(function_name), list(list_name);
     const std::lock_guard lock(cache().mutex);
     const std::string key = (tree.root() / relative).string() + "\n" + function + "\n" + list;
     auto& slot = cache().tables[key];
@@ -341,7 +342,8 @@ const std::vector<TableRow>& source_table(const MiopenTree& tree, const std::str
     return *slot;
 }
 
-const TableRow& returned_row(const MiopenTree& tree, const std::string& relative, const std::string& function) {
+const TableRow& returned_row(const MiopenTree& tree, std::string_view relative_name, std::string_view function_name) {
+    const std::string relative(relative_name), function(function_name);
     const std::lock_guard lock(cache().mutex);
     const std::string key = (tree.root() / relative).string() + "\n" + function + "\nreturn";
     auto& slot = cache().tables[key];
@@ -370,8 +372,9 @@ const Table& converted(const MiopenTree& tree, const std::string& relative, cons
     return *slot;
 }
 
-const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, const std::string& relative,
-                                                   const std::string& function, const std::string& list) {
+const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, std::string_view relative_name,
+                                                   std::string_view function_name, std::string_view list_name) {
+    const std::string relative(relative_name), function(function_name), list(list_name);
     return converted<std::vector<std::array<int, 3>>>(tree, relative, function, list, "tile", [](const auto& rows) {
         std::vector<std::array<int, 3>> out;
         for (const auto& row : rows) {
@@ -382,8 +385,9 @@ const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, const 
     });
 }
 
-const std::vector<Tunable>& tunable_table(const MiopenTree& tree, const std::string& relative,
-                                          const std::string& function, const std::string& list) {
+const std::vector<Tunable>& tunable_table(const MiopenTree& tree, std::string_view relative_name,
+                                          std::string_view function_name, std::string_view list_name) {
+    const std::string relative(relative_name), function(function_name), list(list_name);
     return converted<std::vector<Tunable>>(tree, relative, function, list, "tunable", [](const auto& rows) {
     std::vector<Tunable> out;
     for (const auto& row : rows) {
@@ -409,8 +413,9 @@ const std::vector<Tunable>& tunable_table(const MiopenTree& tree, const std::str
     });
 }
 
-const std::vector<Config>& config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
-                                        const std::string& list) {
+const std::vector<Config>& config_table(const MiopenTree& tree, std::string_view relative_name, std::string_view function_name,
+                                        std::string_view list_name) {
+    const std::string relative(relative_name), function(function_name), list(list_name);
     return converted<std::vector<Config>>(tree, relative, function, list, "config", [](const auto& rows) {
     std::vector<Config> out;
     for (const auto& row : rows) {

@@ -18,6 +18,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kdbgen::gtc {
@@ -47,13 +48,13 @@ struct TableRow {
 // `list = {...}`; rows `{...}` or `std::make_tuple(...)`) inside the
 // definition of `function` in `relative` (a path under the tree's root).
 // Parsed once per process; InputError naming file and line when unreadable.
-const std::vector<TableRow>& source_table(const MiopenTree& tree, const std::string& relative,
-                                          const std::string& function, const std::string& list);
+const std::vector<TableRow>& source_table(const MiopenTree& tree, std::string_view relative_name,
+                                          std::string_view function_name, std::string_view list_name);
 // The braced row that `function` returns (`return {...};`).
-const TableRow& returned_row(const MiopenTree& tree, const std::string& relative, const std::string& function);
+const TableRow& returned_row(const MiopenTree& tree, std::string_view relative_name, std::string_view function_name);
 // Rows of three integers (std::make_tuple(m, n, k) tile lists).
-const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, const std::string& relative,
-                                           const std::string& function, const std::string& list);
+const std::vector<std::array<int, 3>>& tile_table(const MiopenTree& tree, std::string_view relative_name,
+                                           std::string_view function_name, std::string_view list_name);
 
 // ---- the problem as the GTC solvers read it --------------------------------
 
@@ -98,8 +99,8 @@ struct Tunable {
     std::string kernel_name() const;
 };
 // `{ "fwd", miopenFloat, nxb, nxe, m, n, k, wtm, wtn, wtk, wsm, wsn, wrm, wrn, {ta}, {ca}, {tb}, {cb}, gks }`.
-const std::vector<Tunable>& tunable_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
-                                   const std::string& list);
+const std::vector<Tunable>& tunable_table(const MiopenTree& tree, std::string_view relative_name, std::string_view function_name,
+                                   std::string_view list_name);
 
 // ---- NHWC performance configs (PerformanceConfigAsmImplicitGemmGTC) -------
 
@@ -121,8 +122,8 @@ struct Config {
     std::string kernel_name(const Target& target) const;
 };
 // `{"fwd", "nhwc", miopenFloat, nxb, nxe, m, n, k, wtm, wtn, wtk, wsm, wsn, wrm, wrn, mh, vs, gks, me, pta, {4}x4}`.
-const std::vector<Config>& config_table(const MiopenTree& tree, const std::string& relative, const std::string& function,
-                                 const std::string& list);
+const std::vector<Config>& config_table(const MiopenTree& tree, std::string_view relative_name, std::string_view function_name,
+                                 std::string_view list_name);
 Config returned_config(const MiopenTree& tree, const std::string& relative, const std::string& function);
 // A perf-db record (Visit order: 36 parameters and the index; `ss >> x` per comma-separated part, so
 // "152[2]" reads as 152), or nullopt when it has fewer parts.
