@@ -28,6 +28,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -72,11 +73,22 @@ bool run_cc1(const llvm::opt::ArgStringList& args, const char* clang_path) {
     // Diagnostics of the arguments themselves are buffered until the
     // instance's own diagnostics exist, as clang's cc1_main does.
     llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> ids(new clang::DiagnosticIDs());
-    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options = new clang::DiagnosticOptions();
     auto* buffer = new clang::TextDiagnosticBuffer;
+    // Clang 21 (sid) passes DiagnosticOptions by reference, no longer counted;
+    // Clang 20 gave createDiagnostics the file system to read from.
+#if CLANG_VERSION_MAJOR >= 21
+    clang::DiagnosticOptions options;
+    clang::DiagnosticsEngine argument_diagnostics(ids, options, buffer);
+#else
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options = new clang::DiagnosticOptions();
     clang::DiagnosticsEngine argument_diagnostics(ids, &*options, buffer);
+#endif
     const bool parsed = clang::CompilerInvocation::CreateFromArgs(instance->getInvocation(), cc1, argument_diagnostics, clang_path);
+#if CLANG_VERSION_MAJOR >= 20
+    instance->createDiagnostics(*llvm::vfs::getRealFileSystem());
+#else
     instance->createDiagnostics();
+#endif
     if (!instance->hasDiagnostics()) return false;
     buffer->FlushDiagnostics(instance->getDiagnostics());
     if (!parsed) return false;
@@ -166,11 +178,20 @@ private:
     // The clang driver, with its jobs run here instead of as processes.
     protocol::Response run_driver(const std::vector<const char*>& argv, bool* exit_after) {
         protocol::Response response;
+#if CLANG_VERSION_MAJOR >= 21
+        const std::unique_ptr<clang::DiagnosticOptions> options = clang::CreateAndPopulateDiagOpts(argv);
+        auto* printer = new clang::TextDiagnosticPrinter(llvm::errs(), *options);
+#else
         llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options = clang::CreateAndPopulateDiagOpts(argv).release();
         auto* printer = new clang::TextDiagnosticPrinter(llvm::errs(), &*options);
+#endif
         printer->setPrefix(std::string(llvm::sys::path::filename(argv[0])));
         llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs> ids(new clang::DiagnosticIDs());
+#if CLANG_VERSION_MAJOR >= 21
+        clang::DiagnosticsEngine diagnostics(ids, *options, printer);
+#else
         clang::DiagnosticsEngine diagnostics(ids, &*options, printer);
+#endif
         // argv[0] is the toolchain's clang: the resource folder and ld.lld are found from it, as by the binary.
         clang::driver::Driver driver(argv[0], llvm::sys::getDefaultTargetTriple(), diagnostics);
         driver.setTitle("clang LLVM compiler");
