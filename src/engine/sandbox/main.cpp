@@ -19,7 +19,7 @@
 // view: the root's files are never written, a link in the root is resolved
 // inside the root (the client's view is entered with chroot before any path of
 // the library is touched), and the view vanishes with the last process. The
-// root's binds are made read-only but for VIEW and a private /tmp. The
+// root's binds are made read-only but for VIEW and /tmp (a private one in a root). The
 // client runs as PID 1's child in a PID namespace of its own: when it ends,
 // or this process is killed, every process left in there (a compiler, a
 // setsid child holding the output pipe) is killed by the kernel. A plain user gets a user namespace
@@ -300,11 +300,14 @@ int main(int argc, char** argv) {
 
     View client_view;
     for (const auto& [path, wrapper] : wraps) client_view.wrap(path, wrapper);
-    // A /tmp of the client's own: what a library writes there by name (not
-    // through TMPDIR) stays out of the root and goes with the namespace.
+    // In a root, a /tmp of the client's own: what a library writes there by
+    // name (not through TMPDIR) stays out of the root and goes with the
+    // namespace. On "/" the system's /tmp stays (the library or the build tree
+    // may be there; it is the default TMPDIR, where kdbgen works anyway).
     char tmp[PATH_MAX];
     struct stat tmp_stat {};
-    if (realpath("/tmp", tmp) && stat(tmp, &tmp_stat) == 0 && S_ISDIR(tmp_stat.st_mode)) mount_tmpfs(tmp, 01777);
+    if (root != "/" && realpath("/tmp", tmp) && stat(tmp, &tmp_stat) == 0 && S_ISDIR(tmp_stat.st_mode))
+        mount_tmpfs(tmp, 01777);
     make_read_only();
 
     // status: PID 1 -> this process, the client's wait status. alive: held
