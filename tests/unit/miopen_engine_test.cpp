@@ -1007,13 +1007,20 @@ TEST_P(DebianMiopen, TheRootIsUnchangedByABuildAndACheck) {
     fs::remove_all(work);
 }
 
+// Why a test that runs kdbgen as nobody cannot run here, or empty: it needs root (to become nobody, and to
+// bind-mount), and nobody must be allowed a user namespace.
+std::string why_not_as_nobody() {
+    if (geteuid() != 0) return "becoming nobody (and bind-mounting a root together) needs root";
+    if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-current-user true "
+                    "> /dev/null 2>&1") != 0)
+        return "unprivileged user namespaces are off here";
+    return "";
+}
+
 // A plain user (nobody) runs the engine over the root: kdbgen-sandbox makes a user namespace, no chroot
 // as root, and the kdb holds 3.4.0's OpenCL and HIP kernels (both through kdbgen's wrappers).
 TEST_P(DebianMiopen, APlainUserBuildsWithoutRoot) {
-    if (geteuid() != 0) GTEST_SKIP() << "becoming another user needs root";
-    if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-current-user true "
-                    "> /dev/null 2>&1") != 0)
-        GTEST_SKIP() << "unprivileged user namespaces are off here";
+    if (const auto why = why_not_as_nobody(); !why.empty()) GTEST_SKIP() << why;
     const fs::path work = scratch("plain-user-" + GetParam());
     std::ofstream(work / "net.log")
         << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2 -t 1\n"
@@ -1051,10 +1058,7 @@ TEST_P(DebianMiopen, APlainUserBuildsWithoutRoot) {
 // HIP and OpenCL kernels, and MIOpenDriver then compiles nothing; on 3.5.1 the kdb from --miopen-db has the
 // kernels of the kdb built over the installed db, and more than one built without any db.
 TEST_P(DebianMiopen, ThePackagersRecipeRunsAsAPlainUserWithTheDbItIsGiven) {
-    if (geteuid() != 0) GTEST_SKIP() << "putting a root together with bind mounts, and becoming nobody, need root";
-    if (std::system("setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-current-user true "
-                    "> /dev/null 2>&1") != 0)
-        GTEST_SKIP() << "unprivileged user namespaces are off here";
+    if (const auto why = why_not_as_nobody(); !why.empty()) GTEST_SKIP() << why;
     const fs::path work = scratch("recipe-" + GetParam());
     std::ofstream(work / "net.log")
         << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2 -t 1\n"
