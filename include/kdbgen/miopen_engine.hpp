@@ -13,6 +13,7 @@
 #include "kdbgen/target.hpp"
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,6 +31,7 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why 
 struct CompilerWrapper {
     std::string path;    // as the library names it, inside the root
     std::string script;  // what the client finds there instead
+    std::string real;    // the compiler it runs, inside the root
 };
 
 // Measured worst cases (docs/safety.md): over two random sets and ResNet-50
@@ -59,6 +61,11 @@ struct EngineSetup {
     // one installed with the library.
     std::optional<fs::path> miopen_db;
     const std::atomic<bool>* interrupted = nullptr;
+    // Told of each problem a replay finished (its first process), from the
+    // replay threads: how many kernels MIOpen compiled for it there.
+    std::function<void(std::size_t compiled)> on_problem_done;
+    // Told when replay_card_to_fixpoint starts a round of this many problems.
+    std::function<void(unsigned round, std::size_t problems)> on_round_start;
     // The watchdog: seconds a client may take over one problem (its load
     // counts towards the first) and one compile may run; 0 = no limit.
     unsigned problem_timeout = kDefaultProblemTimeout;
@@ -132,6 +139,11 @@ struct ReplayOutcome {
     // was (--compile-timeout).
     bool timed_out = false;
     double seconds = 0;  // the longest a process took over it
+    // Every key MIOpen looked up for it (each process on a handle of its own
+    // for it), and those it did not find: a problem with none missed is
+    // settled, another round with more kernels installed changes nothing.
+    std::set<KdbKey> asked, missed;
+    bool from_cache = false;  // settled in an earlier run (EngineCache): not replayed
 };
 
 struct CardReplay {
@@ -148,6 +160,14 @@ struct CardReplay {
     // empty when the kdb serves every key it asks for. A key there that is
     // new again in every round holds a value that changes from run to run.
     std::vector<std::size_t> new_per_round;
+    // Per round: problems replayed, kernels MIOpen compiled, wall seconds.
+    struct Round {
+        std::size_t problems = 0, compiled = 0, processes = 0, compiler_starts = 0;
+        double seconds = 0;
+    };
+    std::vector<Round> rounds;
+    std::size_t from_cache = 0;        // problems settled in an earlier run, not replayed
+    std::size_t kernels_installed = 0; // kernels installed before the first round (cache, earlier cards)
     std::vector<KdbKey> still_compiled;
     // Keys built from values that change between processes: never written,
     // not counted in still_compiled.
@@ -190,10 +210,21 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
 // What MIOpen compiles depends on what it finds: with some kernels in its
 // system kdb, its Find goes on to solutions it had not reached (MIOpen 3.5.1
 // compiles naive_conv for a 3x3 convolution only once the direct and
-// implicit-GEMM kernels load from a kdb). So the problems are replayed again
-// with the kernels so far installed as the system kdb, until MIOpen compiles
-// it compiles nothing with that kdb installed, or max_rounds is reached; the
-// last round is the end-to-end check.
+// implicit-GEMM kernels load from a kdb). So a problem is replayed with every
+// kernel known so far installed as the system kdb until it is settled: MIOpen
+// found every key it looked up for it. Its lookups then follow the same path
+// whatever else the kdb holds, so only unsettled problems are replayed again
+// (at most max_rounds rounds; what the last still compiled is reported).
+//
+// known: the kernels of the card's code-object target known before the card
+// (an earlier card of the processor, the cache); grows with what MIOpen
+// compiles. cache (may be null): problems settled in an earlier run are not
+// replayed when every key they asked for is known; new kernels and settled
+// problems are stored. The card's records are the keys its settled problems
+// asked for.
+class EngineCache;
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache = nullptr);
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds);
 

@@ -12,6 +12,7 @@
 #include "kdbgen/compile.hpp"
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/kdb.hpp"
+#include "kdbgen/miopen_engine.hpp"
 #include "kdbgen/phase_clock.hpp"
 #include "kdbgen/plan.hpp"
 
@@ -98,7 +99,28 @@ Plan plan(const PlanRequest& request);
 // MIOpen asks for the same kernel under.
 std::string compile_identity(const KernelBuild& build);
 
+// Which engine decides and compiles the kernels: kdbgen's planner for MIOpen
+// 3.2/3.3 (plan, compile), or an installed MIOpen of any version run with no
+// GPU (miopen_engine.hpp). Both take the same problems (the sources, or the
+// corpus: with the engine, the find-dbs the installed MIOpen ships) and shard
+// by the same rule, and write the kdbs the same way.
+enum class Engine { Native, Miopen };
+
+struct EngineRequest {
+    fs::path root = "/";
+    fs::path library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";  // inside root
+    fs::path helper_dir;                 // empty: libexec/kdbgen, or beside kdbgen
+    std::optional<fs::path> miopen_db;   // MIOpen's system db folder; default: the installed one
+    unsigned rounds = 4;
+    unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
+    // Instead of building: install these kdbs and report what MIOpen still
+    // compiles (MIOpenDriver when installed, else the replay); writes nothing.
+    std::optional<fs::path> check_kdbs;
+};
+
 struct BuildRequest {
+    Engine engine = Engine::Native;
+    EngineRequest miopen;  // with Engine::Miopen
     PlanRequest plan;
     ToolchainOptions toolchain;
     InProcess in_process = InProcess::Auto;
@@ -116,6 +138,8 @@ struct BuildRequest {
     // Runs the compile phase (the CLI makes signals cooperative for its length only).
     std::function<void(const std::function<void()>& compile)> around_compile;
     std::ostream* progress = nullptr;  // where compile progress goes (default std::cerr)
+    // With Engine::Miopen: each card's replay as it ends (its records already taken for the kdb).
+    std::function<void(const CardReplay&)> on_engine_card;
     // Dry run: no compile, no kdb; each compile's commands, with {OUT} and {SCRATCH} for the
     // output file and scratch folder, handed over as they are formed.
     std::function<void(const KernelBuild&, const std::vector<std::vector<std::string>>&)> dry_run;
@@ -136,6 +160,25 @@ struct KdbReport {
 struct CompileCost {
     std::size_t compiles = 0;
     double seconds = 0, cpu_seconds = 0;
+};
+
+// What the MIOpen engine did, per target and card (the cards' records are in the kdbs).
+struct EngineReport {
+    bool checked = false;           // a check of request.miopen.check_kdbs, no kdb written
+    std::string client;             // kdbgen-miopen-replay or MIOpenDriver
+    std::string problem_source;     // "given", or the corpus' find-db folder (and the zoo)
+    std::size_t problems = 0;       // this shard's
+    std::size_t problems_all = 0;   // before sharding
+    std::string identity;           // engine_identity (the cache's folder), empty without a cache
+    struct TargetCards {
+        Target target;
+        std::vector<CardReplay> cards;
+    };
+    std::vector<TargetCards> targets;
+    std::size_t failed_problems = 0, still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0, bad_rows = 0;
+    std::size_t kernels_compiled = 0;     // by MIOpen in this run, every card and round
+    std::size_t problems_from_cache = 0;  // settled in an earlier run, not replayed
+    bool faults() const { return failed_problems || still_compiled || kdb_unreadable || bad_rows; }
 };
 
 struct BuildReport {
@@ -160,9 +203,16 @@ struct BuildReport {
     fs::path worker;
     std::string not_in_process_reason;
     InProcessStats in_process_stats;
+    std::optional<EngineReport> engine;  // with Engine::Miopen
 };
 
-// Plans, compiles and writes one kdb per target (or, with dry_run, hands over the commands).
+// Plans, compiles and writes one kdb per target (or, with dry_run, hands over the commands);
+// with Engine::Miopen, replays the problems through the installed MIOpen on every card of
+// each target and writes what it compiled (or checks kdbs: request.miopen.check_kdbs).
 BuildReport build(const BuildRequest& request);
+
+// The cards a target stands for: itself, or for an arch-wide target every CU
+// count configs/targets/products.toml lists for its processor.
+std::vector<Target> cards_of(const Target& target);
 
 }  // namespace kdbgen

@@ -81,9 +81,10 @@ int run_build(const PipelineOptions& options) {
         if (!options.manifest.empty() || !options.miopen_src.empty() || options.dry_run)
             throw InputError("--engine miopen takes no --manifest, --miopen-src or --dry-run: the installed MIOpen "
                              "plans and compiles");
-        return run_engine_build(options.engine, options.targets.resolve(), gather_problems(options.problem_sources()),
-                                EngineBuildOutput{options.output, options.shard, options.update, options.json,
-                                                  options.quiet, options.jobs});
+        BuildRequest request = options.build_request();
+        request.engine = Engine::Miopen;
+        request.miopen = options.engine.request();
+        return run_engine_build(std::move(request), options.json, options.quiet);
     }
     if (options.output.empty()) throw InputError("no output folder: give -o DIR");
     BuildRequest request = options.build_request();

@@ -72,24 +72,6 @@ void EngineFlags::add_to(CLI::App& app) {
 
 namespace {
 
-// The cards a target stands for: itself, or for an arch-wide target every CU
-// count configs/targets/products.toml lists for its processor.
-std::vector<Target> cards_of(const Target& target) {
-    if (!target.arch_wide()) return {target};
-    static const auto products = read_products((data_path("configs") / "targets" / "products.toml").string());
-    std::vector<Target> cards;
-    for (const unsigned cus : product_compute_units(products, target.name())) {
-        Target card = target;
-        card.compute_units = cus;
-        cards.push_back(card);
-    }
-    if (cards.empty())
-        throw InputError(fmt::format("{}: configs/targets/products.toml lists no card of this processor; give "
-                                     "cards as {}_<CUs>",
-                                     target.spec(), target.spec()));
-    return cards;
-}
-
 nlohmann::json card_json(const CardReplay& replay) {
     nlohmann::json failures = nlohmann::json::array();
     std::size_t ok = 0;
@@ -148,6 +130,20 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"kernels_by_file", by_file},
             {"compiler_starts", replay.compiler_starts},
             {"new_kernels_per_round", replay.new_per_round},
+            {"rounds", [&] {
+                 nlohmann::json rounds = nlohmann::json::array();
+                 for (std::size_t r = 0; r < replay.rounds.size(); ++r)
+                     rounds.push_back({{"round", r + 1}, {"problems", replay.rounds[r].problems},
+                                       {"compiled", replay.rounds[r].compiled},
+                                       {"new_kernels", r < replay.new_per_round.size() ? replay.new_per_round[r] : 0},
+                                       {"processes", replay.rounds[r].processes},
+                                       {"compiler_starts", replay.rounds[r].compiler_starts},
+                                       {"seconds", replay.rounds[r].seconds}});
+                 return rounds;
+             }()},
+            {"problems_from_cache", replay.from_cache},
+            {"kernels_installed_before", replay.kernels_installed},
+            {"kernels_asked", replay.asked.size()},
             {"still_compiled", [&] {
                  nlohmann::json keys = nlohmann::json::array();
                  for (const auto& key : replay.still_compiled)
@@ -203,158 +199,117 @@ int run_engine_plan(const EngineFlags& flags, const std::vector<Target>& targets
     return kExitOk;
 }
 
-int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& all_problems,
-                     const EngineBuildOutput& output) {
-    // A shard is a slice of the problems; what MIOpen compiles for a problem
-    // does not depend on the others, so merged shards give every key.
-    ProblemSet sharded;
-    if (!output.shard.empty()) {
-        const ShardSpec spec = parse_shard(output.shard);
-        const auto& entries = all_problems.entries();
-        for (std::size_t i = spec.index; i < entries.size(); i += spec.count)
-            for (const auto& origin : entries[i].origins) sharded.add(entries[i].problem, origin);
-    }
-    const ProblemSet& problems = output.shard.empty() ? all_problems : sharded;
-    const bool checking = !flags.check_kdbs.empty();
-    if (!checking && output.output.empty()) throw InputError("no output folder: give -o DIR");
-    if (problems.entries().empty())
-        throw InputError("--engine miopen needs problems: give --network, --driver-log, --find-db or --onnx");
-    EngineSetup setup;
-    setup.root = flags.root;
-    setup.library = flags.library;
-    setup.helper_dir = flags.helper_dir;
-    setup.problem_timeout = flags.problem_timeout;
-    setup.compile_timeout = flags.compile_timeout;
-    setup.jobs = output.jobs ? output.jobs : std::max(1u, std::thread::hardware_concurrency());
-    if (checking) {
-        if (!fs::is_directory(flags.check_kdbs))
-            throw InputError(located(flags.check_kdbs, 0, "--check-kdbs: not a folder"));
-        setup.system_db = fs::path(flags.check_kdbs);
-    }
-    if (!flags.miopen_db.empty()) {
-        if (!fs::is_directory(flags.miopen_db))
-            throw InputError(located(flags.miopen_db, 0, "--miopen-db: not a folder"));
-        setup.miopen_db = fs::absolute(flags.miopen_db);
-    }
-    if (setup.root != "/" && !fs::is_directory(setup.root))
-        throw InputError(located(setup.root.string(), 0, "--miopen-root: not a folder"));
-    setup.compilers = plan_compiler_wrappers(setup);
-    // Run folders live in TMPDIR: a killed run's (kill -9) are removed here.
-    remove_dead_scratch();
-    check_tmpdir();
+EngineRequest EngineFlags::request() const {
+    EngineRequest request;
+    request.root = root;
+    request.library = library;
+    request.helper_dir = helper_dir;
+    if (!miopen_db.empty()) request.miopen_db = miopen_db;
+    if (!check_kdbs.empty()) request.check_kdbs = check_kdbs;
+    request.rounds = rounds;
+    request.problem_timeout = problem_timeout;
+    request.compile_timeout = compile_timeout;
+    return request;
+}
 
-    const std::optional<fs::path> driver = checking ? installed_driver(setup) : std::nullopt;
-    if (checking && !driver && !output.quiet)
-        fmt::print(stderr, "kdbgen: {} has no MIOpenDriver (Debian: libmiopen1-tests): checking with kdbgen's replay\n",
-                   setup.root.string());
-    nlohmann::json report = nlohmann::json::array();
-    std::size_t failed_problems = 0, still_compiled = 0, unstable_keys = 0, unreadable = 0, bad_rows = 0;
-    std::vector<std::vector<KdbRecord>> records_of(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) {
+namespace {
+
+// A card's replay in words, on standard error, as it ends.
+void print_card(const CardReplay& replay, bool checking, bool quiet) {
+    const std::string card = replay.card.spec();
+    for (const auto& key : replay.still_compiled)
+        fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} with the kdb installed:\n  {}\n", card, key.kernel_name,
+                   key.kernel_args);
+    for (const auto& key : replay.unstable)
+        fmt::print(stderr, "kdbgen: {}: {} is built from values that change from process to process ({}; e.g. {}): no "
+                           "kdb can serve it, MIOpen compiles it in every process\n",
+                   card, key.kernel_name, fmt::join(key.varying_defines, ", "), key.problem);
+    for (const auto& line : replay.kdb_unreadable)
+        fmt::print(stderr, "kdbgen: {}: MIOpen could not read an installed kdb: {}\n", card, line);
+    for (const auto& line : replay.bad_rows) fmt::print(stderr, "kdbgen: {}: {}\n", card, line);
+    if (!replay.without_source.empty() && !quiet)
+        fmt::print(stderr, "kdbgen: {}: MIOpen asked for {} kernels it has no source for (e.g. {}): it cannot build "
+                           "them; a kdb holding them would serve them\n",
+                   card, replay.without_source.size(), replay.without_source.begin()->kernel_name);
+    std::size_t failed = 0;
+    for (const auto& outcome : replay.outcomes) {
+        if (outcome.ok) continue;
+        ++failed;
+        fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card, outcome.kind, outcome.key, outcome.message);
+        for (const auto& key : outcome.failed_compiles)
+            fmt::print(stderr, "  not built: {} {}\n", key.kernel_name, key.kernel_args);
+        if (!quiet)
+            for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
+    }
+    if (quiet) return;
+    if (checking) {
+        fmt::print(stderr, "kdbgen: {}: {} kernel lookups, {} compiled with the kdbs installed ({} processes, {} "
+                           "compiler starts), {} unstable keys, {} of {} problems ok, {:.1f}s\n",
+                   card, replay.lookups, replay.still_compiled.size(), replay.processes, replay.compiler_starts,
+                   replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
+        return;
+    }
+    fmt::print(stderr, "kdbgen: {}: {} kernels asked for, {} compiled by MIOpen ({} processes, {} compiler starts; new "
+                       "per round: {}), {} problems from the cache, {} installed before the first round, {} unstable "
+                       "keys, {} of {} problems ok, {:.1f}s\n",
+               card, replay.asked.size(), replay.compiled, replay.processes, replay.compiler_starts,
+               fmt::join(replay.new_per_round, ", "), replay.from_cache, replay.kernels_installed,
+               replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
+}
+
+}  // namespace
+
+int run_engine_build(BuildRequest request, bool json, bool quiet) {
+    const bool checking = request.miopen.check_kdbs.has_value();
+    if (!json) request.on_engine_card = [&](const CardReplay& replay) { print_card(replay, checking, quiet); };
+    const BuildReport built = build(request);
+    const EngineReport& engine = *built.engine;
+    nlohmann::json targets = nlohmann::json::array();
+    for (std::size_t t = 0; t < engine.targets.size(); ++t) {
         nlohmann::json cards = nlohmann::json::array();
-        std::map<KdbKey, std::size_t> seen;
-        for (const Target& card : cards_of(targets[t])) {
-            if (!output.quiet)
-                fmt::print(stderr, "kdbgen: {}: {} {} problems through {} ({} processes at a time)\n", card.spec(),
-                           checking ? "checking" : "replaying", problems.entries().size(),
-                           driver ? driver->string() : flags.library, setup.jobs);
-            CardReplay replay = !checking ? replay_card_to_fixpoint(setup, card, problems, flags.rounds)
-                                : driver ? check_card_with_driver(setup, card, problems, *driver)
-                                         : replay_card(setup, card, problems);
-            if (checking && !driver) {
-                // The replay alone: whatever it compiled with the kdbs installed, less unstable keys.
-                replay.still_compiled.clear();
-                for (const auto& record : replay.records) replay.still_compiled.push_back(record.key);
-            }
-            still_compiled += replay.still_compiled.size();
-            unstable_keys += replay.unstable.size();
-            unreadable += replay.kdb_unreadable.size();
-            bad_rows += replay.bad_rows.size();
-            if (!output.json) {
-                for (const auto& key : replay.still_compiled)
-                    fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} with the kdb installed:\n  {}\n", card.spec(),
-                               key.kernel_name, key.kernel_args);
-                for (const auto& key : replay.unstable)
-                    fmt::print(stderr, "kdbgen: {}: {} is built from values that change from process to process "
-                                       "({}; e.g. {}): no kdb can serve it, MIOpen compiles it in every process\n",
-                               card.spec(), key.kernel_name, fmt::join(key.varying_defines, ", "), key.problem);
-                for (const auto& line : replay.kdb_unreadable)
-                    fmt::print(stderr, "kdbgen: {}: MIOpen could not read an installed kdb: {}\n", card.spec(), line);
-                for (const auto& line : replay.bad_rows) fmt::print(stderr, "kdbgen: {}: {}\n", card.spec(), line);
-                if (!replay.without_source.empty() && !output.quiet)
-                    fmt::print(stderr, "kdbgen: {}: MIOpen asked for {} kernels it has no source for (e.g. {}): it "
-                                       "cannot build them; a kdb holding them would serve them\n",
-                               card.spec(), replay.without_source.size(), replay.without_source.begin()->kernel_name);
-            }
-            std::size_t failed = 0;
-            for (const auto& outcome : replay.outcomes)
-                if (!outcome.ok) {
-                    ++failed;
-                    if (!output.json) {
-                        fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card.spec(), outcome.kind, outcome.key,
-                                   outcome.message);
-                        for (const auto& key : outcome.failed_compiles)
-                            fmt::print(stderr, "  not built: {} {}\n", key.kernel_name, key.kernel_args);
-                        if (!output.quiet)
-                            for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
-                    }
-                }
-            failed_problems += failed - replay.skipped;
-            if (!output.quiet)
-                fmt::print(stderr, "kdbgen: {}: {} kernel lookups, {} compiled{} ({} processes, {} compiler starts{}), "
-                                   "{} unstable keys, {} of {} problems ok, {:.1f}s\n",
-                           card.spec(), replay.lookups, checking ? replay.still_compiled.size() : replay.records.size(),
-                           checking ? " with the kdbs installed" : " kernels kept", replay.processes,
-                           replay.compiler_starts,
-                           checking ? "" : fmt::format("; new per round: {}", fmt::join(replay.new_per_round, ", ")),
-                           replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(),
-                           replay.seconds);
-            cards.push_back(card_json(replay));
-            if (!checking)
-                for (auto& record : replay.records)
-                    if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
+        for (const auto& card : engine.targets[t].cards) cards.push_back(card_json(card));
+        nlohmann::json target{{"target", target_json(engine.targets[t].target)},
+                              {"kdb", engine.targets[t].target.kdb_filename()},
+                              {"cards", cards}};
+        if (t < built.kdbs.size()) {
+            target["records"] = built.kdbs[t].stats.records;
+            target["file_bytes"] = built.kdbs[t].stats.file_bytes;
+            if (!json)
+                fmt::print("{}: {} kernels, {}\n", built.kdbs[t].kdb.string(), built.kdbs[t].stats.records,
+                           human_bytes(built.kdbs[t].stats.file_bytes));
         }
-        report.push_back({{"target", target_json(targets[t])}, {"kdb", targets[t].kdb_filename()}, {"cards", cards}});
+        targets.push_back(std::move(target));
     }
-    const bool faults = failed_problems || still_compiled || unreadable || bad_rows;
-
+    const int exit_code = engine.faults() ? kExitSomeFailed : kExitOk;
     if (checking) {
-        if (output.json)
-            print_json({{"check", flags.check_kdbs}, {"client", driver ? "MIOpenDriver" : "kdbgen-miopen-replay"},
-                        {"targets", report}, {"compiled", still_compiled}, {"failed_problems", failed_problems},
-                        {"unstable_keys", unstable_keys}, {"kdb_unreadable", unreadable}, {"bad_rows", bad_rows}});
+        if (json)
+            print_json({{"check", request.miopen.check_kdbs->string()}, {"client", engine.client},
+                        {"problems", engine.problems}, {"targets", targets}, {"compiled", engine.still_compiled},
+                        {"failed_problems", engine.failed_problems}, {"unstable_keys", engine.unstable_keys},
+                        {"kdb_unreadable", engine.kdb_unreadable}, {"bad_rows", engine.bad_rows}});
         else
             fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed, {} keys "
                        "change from process to process{}\n",
-                       still_compiled, flags.check_kdbs, driver ? "MIOpenDriver" : "kdbgen's replay", failed_problems,
-                       unstable_keys, unreadable ? fmt::format(", MIOpen could not read a kdb {} times", unreadable) : "");
-        return faults ? kExitSomeFailed : kExitOk;
+                       engine.still_compiled, request.miopen.check_kdbs->string(),
+                       engine.client == "MIOpenDriver" ? "MIOpenDriver" : "kdbgen's replay", engine.failed_problems,
+                       engine.unstable_keys,
+                       engine.kdb_unreadable ? fmt::format(", MIOpen could not read a kdb {} times", engine.kdb_unreadable)
+                                             : "");
+        return exit_code;
     }
-
-    for (std::size_t t = 0; t < targets.size(); ++t)
-        if (records_of[t].empty())
-            throw InputError(fmt::format("MIOpen compiled no kernel for {} ({}): nothing written",
-                                         targets[t].kdb_filename(), targets[t].spec()));
-    const fs::path out_dir = output.output;
-    fs::create_directories(out_dir);
-    KdbTransaction transaction(out_dir);
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-        const auto stage = transaction.add_kdb(out_dir / targets[t].kdb_filename(), output.update, targets[t]);
-        for (const auto& record : records_of[t]) transaction.add(stage, record);
-    }
-    const auto stats = transaction.commit();
-    for (std::size_t t = 0; t < targets.size(); ++t) {
-        report[t]["records"] = stats[t].records;
-        report[t]["file_bytes"] = stats[t].file_bytes;
-        if (!output.json)
-            fmt::print("{}: {} kernels, {}\n", (out_dir / targets[t].kdb_filename()).string(), stats[t].records,
-                       human_bytes(stats[t].file_bytes));
-    }
-    if (output.json) print_json({{"engine", "miopen"}, {"library", flags.library}, {"root", flags.root},
-                                 {"targets", report}, {"failed_problems", failed_problems},
-                                 {"still_compiled", still_compiled}, {"unstable_keys", unstable_keys},
-                                 {"bad_rows", bad_rows}});
-    return faults ? kExitSomeFailed : kExitOk;
+    if (json)
+        print_json({{"engine", "miopen"}, {"library", request.miopen.library.string()},
+                    {"root", request.miopen.root.string()}, {"problem_source", engine.problem_source},
+                    {"problems", engine.problems}, {"problems_all", engine.problems_all},
+                    {"shard", request.shard}, {"cache_identity", engine.identity}, {"targets", targets},
+                    {"failed_problems", engine.failed_problems}, {"still_compiled", engine.still_compiled},
+                    {"unstable_keys", engine.unstable_keys}, {"bad_rows", engine.bad_rows},
+                    {"kernels_compiled", engine.kernels_compiled}, {"problems_from_cache", engine.problems_from_cache},
+                    {"seconds", built.seconds}});
+    else
+        fmt::print("MIOpen compiled {} kernels over {} problems ({} from the cache) in {:.1f}s\n",
+                   engine.kernels_compiled, engine.problems, engine.problems_from_cache, built.seconds);
+    return exit_code;
 }
 
 }  // namespace kdbgen::cli

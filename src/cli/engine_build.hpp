@@ -3,6 +3,7 @@
 
 #include "kdbgen/enumerate.hpp"
 #include "kdbgen/miopen_engine.hpp"
+#include "kdbgen/pipeline.hpp"
 #include "kdbgen/target.hpp"
 
 #include <CLI/CLI.hpp>
@@ -22,17 +23,12 @@ struct EngineFlags {
     unsigned rounds = 4;
     unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
     void add_to(CLI::App& app);
+    EngineRequest request() const;
 };
 
-struct EngineBuildOutput {
-    std::string output;
-    std::string shard;  // K/N: every N-th problem from the K-th (merge the shards' kdbs with kdbgen merge)
-    bool update = false, json = false, quiet = false;
-    unsigned jobs = 0;
-};
-
-int run_engine_build(const EngineFlags& flags, const std::vector<Target>& targets, const ProblemSet& problems,
-                     const EngineBuildOutput& output);
+// build --engine miopen through the pipeline's build(): prints each card as it
+// ends and the report (text, or JSON with json).
+int run_engine_build(BuildRequest request, bool json, bool quiet);
 
 // plan --engine miopen: the cards each target is replayed on and the replay
 // line of every problem (or why it cannot be replayed); runs no MIOpen.

@@ -4,8 +4,10 @@
 
 #include "kdbgen/cleanup.hpp"
 #include "kdbgen/codeobject.hpp"
+#include "kdbgen/engine_cache.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
+#include "kdbgen/shard.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -418,6 +420,7 @@ struct PassResult {
     CompileLog compiles;
     std::size_t processes = 0;
     std::string load_failure;
+    fs::path last_cache;  // the last process's cache folder (its user kdb), for the next pass
 };
 
 struct PassSpec {
@@ -426,6 +429,11 @@ struct PassSpec {
     // environment's size, so the stack starts elsewhere): a key built from an
     // uninitialized value then differs between them.
     unsigned variant = 0;
+    bool counts_progress = false;  // the pass every problem goes through once (A)
+    // A cache folder (MIOPEN_CUSTOM_CACHE_DIR) each process starts with: the
+    // user kdb of the slice's pass before, so that a kernel one pass built is
+    // loaded by the next, not built again. Lookups are logged either way.
+    fs::path seed_cache;
 };
 
 // Runs the problems through replay processes, a new one (with an empty user
@@ -439,6 +447,8 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
         if (setup.interrupted && setup.interrupted->load()) break;
         const fs::path dir = pass_dir / fmt::format("p{}", process);
         fs::create_directories(dir / "tmp");
+        if (!spec.seed_cache.empty() && fs::is_directory(spec.seed_cache))
+            fs::copy(spec.seed_cache, dir / "cache", fs::copy_options::recursive);
         {
             std::ofstream out(dir / "problems.txt", std::ios::trunc);
             for (const std::size_t i : remaining) out << i << ' ' << lines[i] << '\n';
@@ -478,6 +488,8 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
                     outcome.notes.push_back(fmt::format("{}: {}", mode_name(spec.mode), rest));
                 } else {
                     current.reset();
+                    if (spec.counts_progress && setup.on_problem_done)
+                        setup.on_problem_done(result.lookups.count(index) ? result.lookups[index].saved.size() : 0);
                     outcome.seconds = seconds_since(current_since);
                     outcome.ok = rest == "ok";
                     if (!outcome.ok)
@@ -497,6 +509,7 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
             break;
         }
         collect_user_kdb(dir / "cache", card, setup.library, result.kernels, result.bad_rows);
+        result.last_cache = dir / "cache";
         read_compile_log(dir / "compile.log", lines.size(), result.compiles, result.outcomes);
         // Ended before it started any problem (the library died loading, in its constructor or in
         // miopenCreate): the library's fault, not the first problem's.
@@ -630,8 +643,8 @@ std::vector<CompilerWrapper> plan_compiler_wrappers(const EngineSetup& setup) {
         // beside the wrapper; else the root's LLVM of the same version.
         const auto entry = resolve_parent_in_root(setup.root, path);
         const bool own_file = entry && fs::is_regular_file(fs::symlink_status(*entry, ec));
-        wrappers.push_back({path, compiler_wrapper(path, own_file ? path + ".kdbgen-real"
-                                                                  : real_compiler_for(setup.root, path))});
+        const std::string real = own_file ? path + ".kdbgen-real" : real_compiler_for(setup.root, path);
+        wrappers.push_back({path, compiler_wrapper(path, real), own_file ? path : real});
     }
     return wrappers;
 }
@@ -722,7 +735,11 @@ void add_outcome(CardReplay& report, const ProblemSet::Entry& entry, const std::
     const auto found = outcomes.find(i);
     ReplayOutcome outcome = found != outcomes.end() ? found->second : ReplayOutcome{};
     if (found == outcomes.end()) outcome.message = missing;
-    if (const auto seen = lookups.find(i); seen != lookups.end()) settle_outcome(outcome, seen->second);
+    if (const auto seen = lookups.find(i); seen != lookups.end()) {
+        settle_outcome(outcome, seen->second);
+        outcome.asked = seen->second.asked;
+        outcome.missed = seen->second.missed;
+    }
     outcome.kind = std::string(problem_kind(entry.problem));
     outcome.key = entry.key;
     report.without_source.insert(outcome.without_source.begin(), outcome.without_source.end());
@@ -775,8 +792,13 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     // other problem's (one way to run it) between A and B.
     const auto is_conv = [&](std::size_t i) { return std::holds_alternative<ConvProblem>(entries[i]->problem); };
     const unsigned jobs = std::max(1u, std::min<unsigned>(setup.jobs, static_cast<unsigned>(std::max<std::size_t>(1, lines.size()))));
+    // Dealt to the processes by expected cost (shard.hpp's rule), each slice in list order.
+    std::vector<ShardUnit> units;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        units.push_back({entries[i]->key + lines[i], estimated_replay_cost(entries[i]->problem)});
+    const auto slice_of = assign_shards(units, jobs);
     std::vector<std::vector<std::size_t>> slices(jobs);
-    for (std::size_t i = 0; i < lines.size(); ++i) slices[i % jobs].push_back(i);
+    for (std::size_t i = 0; i < lines.size(); ++i) slices[slice_of[i]].push_back(i);
 
     struct SliceResult {
         PassResult a, b, c, d;
@@ -789,17 +811,20 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             auto& r = slice_results[s];
             const auto& forward = slices[s];
             const std::vector<std::size_t> reversed(forward.rbegin(), forward.rend());
-            r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines, {ReplayMode::Find, 0});
+            r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines, {ReplayMode::Find, 0, true, {}});
             if (!r.a.load_failure.empty()) return;
-            r.b = run_pass(setup, card, run, slice_dir / "b", reversed, lines, {ReplayMode::Immediate, 1});
+            r.b = run_pass(setup, card, run, slice_dir / "b", reversed, lines,
+                           {ReplayMode::Immediate, 1, false, r.a.last_cache});
             const auto missed_in = [&](const PassResult& pass, const std::vector<std::size_t>& order) {
                 std::vector<std::size_t> again;
                 for (const std::size_t i : order)
                     if (is_conv(i) && pass.lookups.count(i) && !pass.lookups.at(i).missed.empty()) again.push_back(i);
                 return again;
             };
-            r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), lines, {ReplayMode::Find, 1});
-            r.d = run_pass(setup, card, run, slice_dir / "d", missed_in(r.b, forward), lines, {ReplayMode::Immediate, 0});
+            r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), lines,
+                           {ReplayMode::Find, 1, false, r.b.last_cache});
+            r.d = run_pass(setup, card, run, slice_dir / "d", missed_in(r.b, forward), lines,
+                           {ReplayMode::Immediate, 0, false, r.c.last_cache.empty() ? r.b.last_cache : r.c.last_cache});
         });
     }
     for (auto& thread : threads) thread.join();
@@ -853,72 +878,143 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
 
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds) {
+    std::map<KdbKey, Bytes> known;
+    return replay_card_to_fixpoint(setup, card, problems, max_rounds, known, nullptr);
+}
+
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache) {
+    const auto started = std::chrono::steady_clock::now();
     CardReplay total;
-    std::map<KdbKey, std::size_t> index;  // key -> position in total.records
-    // The kdbs of the rounds so far, installed for the next (TMPDIR; a killed run's is removed by the next).
+    total.card = card;
+    total.kernels_installed = known.size();
+    const auto& entries = problems.entries();
+    total.outcomes.resize(entries.size());
+    // Per problem: its replay line (none: the replay cannot express it), and
+    // the keys it asked for once settled.
+    std::vector<std::optional<std::string>> lines(entries.size());
+    std::vector<std::optional<std::set<KdbKey>>> settled(entries.size());
+    std::vector<std::size_t> pending;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        auto& outcome = total.outcomes[i];
+        outcome.kind = std::string(problem_kind(entries[i].problem));
+        outcome.key = entries[i].key;
+        std::string why;
+        lines[i] = replay_line(entries[i].problem, &why);
+        if (!lines[i]) {
+            ++total.skipped;
+            outcome.message = "not replayed: " + why;
+            continue;
+        }
+        // Settled in an earlier run with this library and system db, and every
+        // key it asked for is at hand: replaying it would load them all.
+        if (cache)
+            if (const auto asked = cache->problem(card, *lines[i]);
+                asked && std::all_of(asked->begin(), asked->end(), [&](const KdbKey& key) { return known.count(key); })) {
+                outcome.ok = true;
+                outcome.from_cache = true;
+                outcome.asked.insert(asked->begin(), asked->end());
+                settled[i] = outcome.asked;
+                ++total.from_cache;
+                continue;
+            }
+        pending.push_back(i);
+    }
+
+    // The kdb of the kernels known so far, installed for each round (TMPDIR; a killed run's is removed by the next).
     ScratchFolder scratch;
     scratch.adopt(make_scratch_folder("rounds"));
-    const fs::path folder = scratch.top;
-    bool settled = false;
-    for (unsigned round = 0; round < std::max(1u, max_rounds); ++round) {
+    for (unsigned round = 0; round < std::max(1u, max_rounds) && !pending.empty(); ++round) {
+        if (setup.interrupted && setup.interrupted->load()) break;
         EngineSetup this_round = setup;
-        if (round > 0) {
-            std::vector<KdbRecord> so_far = total.records;
-            write_kdb(folder / card.kdb_filename(), so_far);
-            this_round.system_db = folder;
+        if (!known.empty()) {
+            std::vector<KdbRecord> so_far;
+            so_far.reserve(known.size());
+            for (const auto& [key, code] : known) so_far.push_back({key, code});
+            const fs::path installed = scratch.top / fmt::format("round-{}", round);
+            fs::create_directories(installed);
+            write_kdb(installed / card.kdb_filename(), so_far);
+            this_round.system_db = installed;
         }
-        CardReplay replay = replay_card(this_round, card, problems);
-        if (round == 0) {
-            total.card = replay.card;
-            total.skipped = replay.skipped;
-        }
-        // A problem that failed in the first round may get through now; keep the latest word, and the
-        // longest any round took over it (the first, which compiled, as a rule).
-        if (total.outcomes.size() == replay.outcomes.size())
-            for (std::size_t i = 0; i < replay.outcomes.size(); ++i)
-                replay.outcomes[i].seconds = std::max(replay.outcomes[i].seconds, total.outcomes[i].seconds);
-        total.outcomes = replay.outcomes;
+        if (setup.on_round_start) setup.on_round_start(round, pending.size());
+        ProblemSet these;
+        for (const std::size_t i : pending)
+            for (const auto& origin : entries[i].origins) these.add(entries[i].problem, origin);
+        CardReplay replay = replay_card(this_round, card, these);
+        if (replay.outcomes.size() != pending.size())
+            throw std::logic_error("replay_card returned another number of outcomes");
+
+        CardReplay::Round stats;
+        stats.problems = pending.size();
+        stats.processes = replay.processes;
+        stats.compiler_starts = replay.compiler_starts;
+        stats.seconds = replay.seconds;
         total.compiler_starts += replay.compiler_starts;
         total.slowest_compile_seconds = std::max(total.slowest_compile_seconds, replay.slowest_compile_seconds);
         total.processes += replay.processes;
-        total.seconds += replay.seconds;
-        total.lookups = replay.lookups;
-        total.compiled = replay.compiled;
-        total.asked = std::move(replay.asked);
+        total.lookups += replay.lookups;
+        total.compiled += replay.compiled;
         total.kdb_unreadable = replay.kdb_unreadable;
         total.bad_rows.insert(total.bad_rows.end(), replay.bad_rows.begin(), replay.bad_rows.end());
-        total.without_source = replay.without_source;
         for (auto& found : replay.unstable) {
-            auto known = std::find_if(total.unstable.begin(), total.unstable.end(), [&](const UnstableKey& u) {
+            auto same = std::find_if(total.unstable.begin(), total.unstable.end(), [&](const UnstableKey& u) {
                 return u.kernel_name == found.kernel_name && u.varying_defines == found.varying_defines;
             });
-            if (known == total.unstable.end()) total.unstable.push_back(std::move(found));
+            if (same == total.unstable.end()) total.unstable.push_back(std::move(found));
             else
                 for (auto& example : found.examples)
-                    if (std::find(known->examples.begin(), known->examples.end(), example) == known->examples.end())
-                        known->examples.push_back(std::move(example));
+                    if (std::find(same->examples.begin(), same->examples.end(), example) == same->examples.end())
+                        same->examples.push_back(std::move(example));
         }
-        std::size_t fresh = 0;
         total.still_compiled.clear();
+        std::size_t fresh = 0;
         for (auto& record : replay.records) {
             if (is_unstable(total.unstable, record.key)) continue;
             if (round > 0) total.still_compiled.push_back(record.key);
-            if (!index.emplace(record.key, total.records.size()).second) continue;
-            total.records.push_back(std::move(record));
+            ++stats.compiled;
+            if (!known.emplace(record.key, record.code).second) continue;
+            if (cache) cache->store_kernel(card, record.key, record.code);
             ++fresh;
         }
         total.new_per_round.push_back(fresh);
-        if (round > 0 && total.still_compiled.empty()) {
-            settled = true;
-            break;
+
+        // Settled: every key it looked up was found, or what was not is no
+        // kernel anyone has (MIOpen failed to build it, or has no source for
+        // it: reported, and another round would not change it). A key built
+        // from a value that changes between processes never counts.
+        std::vector<std::size_t> still;
+        for (std::size_t j = 0; j < pending.size(); ++j) {
+            const std::size_t i = pending[j];
+            ReplayOutcome& outcome = replay.outcomes[j];
+            outcome.seconds = std::max(outcome.seconds, total.outcomes[i].seconds);
+            std::erase_if(outcome.missed, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
+            std::erase_if(outcome.asked, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
+            const bool missed_any =
+                std::any_of(outcome.missed.begin(), outcome.missed.end(), [&](const KdbKey& key) { return known.count(key); });
+            total.outcomes[i] = std::move(outcome);
+            if (missed_any) {
+                still.push_back(i);
+                continue;
+            }
+            settled[i] = total.outcomes[i].asked;
+            if (cache && total.outcomes[i].ok && lines[i])
+                cache->store_problem(card, *lines[i], {settled[i]->begin(), settled[i]->end()});
         }
+        total.rounds.push_back(stats);
+        pending = std::move(still);
     }
-    // Only what the settled round asked for goes into the kdb: a key only an
-    // earlier round asked for (before the kdb held what it loads now), or one
-    // found unstable in a later round, is a row no user's process asks for.
-    std::erase_if(total.records, [&](const KdbRecord& record) {
-        return is_unstable(total.unstable, record.key) || (settled && !total.asked.count(record.key));
-    });
+    // Only what the problems asked for last goes into the kdb: a key only an
+    // earlier round asked for (before the kdb held what it loads now) is a row
+    // no user's process asks for.
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& asked = settled[i] ? *settled[i] : total.outcomes[i].asked;
+        total.asked.insert(asked.begin(), asked.end());
+        total.without_source.insert(total.outcomes[i].without_source.begin(), total.outcomes[i].without_source.end());
+    }
+    for (const auto& key : total.asked)
+        if (const auto found = known.find(key); found != known.end() && !is_unstable(total.unstable, key))
+            total.records.push_back({key, found->second});
+    total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return total;
 }
 

@@ -1,5 +1,6 @@
 // build(BuildRequest): plan -> compile -> one kdb per target.
 #include "kdbgen/pipeline.hpp"
+#include "pipeline_internal.hpp"
 
 #include "kdbgen/cache.hpp"
 #include "kdbgen/cleanup.hpp"
@@ -372,6 +373,7 @@ private:
 }  // namespace
 
 BuildReport build(const BuildRequest& request) {
+    if (request.engine == Engine::Miopen) return build_with_engine(request);
     const auto started = std::chrono::steady_clock::now();
     const auto& targets = request.plan.targets;
     if (request.output.empty()) throw InputError("no output folder: give -o DIR");

@@ -1,5 +1,6 @@
 // plan(PlanRequest): which problems, which plan, which cache entry.
 #include "kdbgen/pipeline.hpp"
+#include "pipeline_internal.hpp"
 
 #include "kdbgen/cache.hpp"
 #include "kdbgen/corpus.hpp"
@@ -34,28 +35,9 @@ std::string tree_dir_of(const PlanRequest& request) {
     return tree_dir;
 }
 
-// The corpus is what a packager's `--targets gfx1100` alone plans; given problem sources
-// replace it unless the request asks for both.
-bool corpus_enabled(const PlanRequest& request, const ProblemSources& sources) {
-    if (request.corpus != PlanRequest::Corpus::Auto) return request.corpus == PlanRequest::Corpus::On;
-    return sources.empty();
-}
-
 CorpusOptions corpus_options(const PlanRequest& request, const SolverPlanOptions& options, const MiopenTree& tree,
                              const ProblemSources& sources) {
-    CorpusOptions corpus;
-    corpus.find_db_dir = tree.kernels_dir();
-    corpus.decoded_find_db_dir = options.decoded_find_db_dir;
-    if (request.zoo) {
-        corpus.zoo = zoo_networks(data_path("configs") / "networks");
-        const NetworkExpansion defaults = default_zoo_expansion();
-        const NetworkExpansion& given = sources.expansion;
-        corpus.zoo_expansion = {given.batch_sizes.empty() ? defaults.batch_sizes : given.batch_sizes,
-                                given.data_types.empty() ? defaults.data_types : given.data_types,
-                                given.layouts.empty() ? defaults.layouts : given.layouts,
-                                given.modes.empty() ? defaults.modes : given.modes};
-    }
-    return corpus;
+    return corpus_options_for(request, sources, tree.kernels_dir(), options.decoded_find_db_dir);
 }
 
 // With a tree a given find-db serves the target it is named after; one named for none would be
@@ -218,6 +200,30 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
     }
     plan_options.find_db_problems_when_empty = problem_only.empty();
     return cached_plan_from_problems(*gathered->problems, targets, plan_options, solvers_->plan_cache_dir, cache_use);
+}
+
+// The corpus is what a packager's `--targets gfx1100` alone plans; given problem sources
+// replace it unless the request asks for both.
+bool corpus_enabled(const PlanRequest& request, const ProblemSources& sources) {
+    if (request.corpus != PlanRequest::Corpus::Auto) return request.corpus == PlanRequest::Corpus::On;
+    return sources.empty();
+}
+
+CorpusOptions corpus_options_for(const PlanRequest& request, const ProblemSources& sources, const fs::path& find_db_dir,
+                                 const fs::path& decoded_find_db_dir) {
+    CorpusOptions corpus;
+    corpus.find_db_dir = find_db_dir;
+    corpus.decoded_find_db_dir = decoded_find_db_dir;
+    if (request.zoo) {
+        corpus.zoo = zoo_networks(data_path("configs") / "networks");
+        const NetworkExpansion defaults = default_zoo_expansion();
+        const NetworkExpansion& given = sources.expansion;
+        corpus.zoo_expansion = {given.batch_sizes.empty() ? defaults.batch_sizes : given.batch_sizes,
+                                given.data_types.empty() ? defaults.data_types : given.data_types,
+                                given.layouts.empty() ? defaults.layouts : given.layouts,
+                                given.modes.empty() ? defaults.modes : given.modes};
+    }
+    return corpus;
 }
 
 Plan plan(const PlanRequest& request) { return Planner(request).plan(); }

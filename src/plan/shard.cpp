@@ -87,32 +87,53 @@ std::vector<unsigned> assign_shards(const std::vector<KernelBuild>& builds, unsi
     return assign_shards(pointers, count);
 }
 
-std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count) {
-    std::vector<unsigned> shard(builds.size(), 0);
+std::vector<unsigned> assign_shards(const std::vector<ShardUnit>& units, unsigned count) {
+    std::vector<unsigned> shard(units.size(), 0);
     if (count <= 1) return shard;
-    // One unit per code identity, placed largest first on the least-loaded
-    // shard (ties: lowest shard, then identity order), as LPT scheduling does.
-    std::map<std::string, std::vector<std::size_t>> units;
-    for (std::size_t i = 0; i < builds.size(); ++i) units[code_identity(*builds[i])].push_back(i);
-    // The estimate stats the source: once per file, not once per identity (10^5 on a find-db).
-    std::unordered_map<std::string, double> cost_by_source;
-    std::vector<std::pair<double, const std::string*>> order;
-    for (const auto& [identity, members] : units) {
-        const KernelBuild& first = *builds[members.front()];
-        auto [it, added] = cost_by_source.try_emplace(first.source.native(), 0.0);
-        if (added) it->second = estimated_compile_cost(first);
-        order.emplace_back(it->second, &identity);
+    std::map<std::string_view, std::pair<double, std::vector<std::size_t>>> by_identity;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        auto& [cost, members] = by_identity[units[i].identity];
+        if (members.empty()) cost = units[i].cost;
+        members.push_back(i);
     }
+    std::vector<std::pair<double, std::string_view>> order;
+    order.reserve(by_identity.size());
+    for (const auto& [identity, unit] : by_identity) order.emplace_back(unit.first, identity);
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
     std::vector<double> load(count, 0.0);
     for (const auto& [cost, identity] : order) {
         const auto target = static_cast<unsigned>(std::min_element(load.begin(), load.end()) - load.begin());
         load[target] += cost;
-        for (const auto i : units[*identity]) shard[i] = target;
+        for (const auto i : by_identity[identity].second) shard[i] = target;
     }
     return shard;
+}
+
+std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& builds, unsigned count) {
+    if (count <= 1) return std::vector<unsigned>(builds.size(), 0);
+    // The estimate stats the source: once per file, not once per build (10^5 on a find-db).
+    std::unordered_map<std::string, double> cost_by_source;
+    std::vector<ShardUnit> units;
+    units.reserve(builds.size());
+    for (const KernelBuild* build : builds) {
+        auto [it, added] = cost_by_source.try_emplace(build->source.native(), 0.0);
+        if (added) it->second = estimated_compile_cost(*build);
+        units.push_back({code_identity(*build), it->second});
+    }
+    return assign_shards(units, count);
+}
+
+double estimated_replay_cost(const Problem& problem) {
+    const auto* conv = std::get_if<ConvProblem>(&problem);
+    if (!conv) return 1.0;
+    double cost = 4.0;
+    bool larger_than_1x1 = false;
+    for (const long size : conv->weights_spatial) larger_than_1x1 |= size > 1;
+    if (larger_than_1x1) cost += 2.0;
+    if (conv->direction != ConvDirection::Forward) cost *= 1.5;
+    return cost;
 }
 
 Plan shard_of(const Plan& plan, const ShardSpec& spec) {

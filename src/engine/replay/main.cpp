@@ -524,6 +524,12 @@ int main(int argc, char** argv) {
         std::printf("load-failed miopenCreate: %s\n", library.miopenGetErrorString(status));
         return 3;
     }
+    // Each problem on a handle of its own: MIOpen keeps the programs a handle
+    // built (KernelCache's program map) and a second problem that needs one of
+    // them would never look it up in the kdb. A new handle sees every lookup
+    // the problem makes, as a process running that problem alone does; the
+    // library, its dbs and the stub's device stay loaded.
+    bool fresh = true;
     std::string line;
     while (std::getline(problems, line)) {
         std::istringstream tokens(line);
@@ -534,6 +540,15 @@ int main(int argc, char** argv) {
             const auto equals = token.find('=');
             if (equals != std::string::npos) fields[token.substr(0, equals)] = token.substr(equals + 1);
         }
+        if (!fresh) {
+            library.miopenDestroy(handle);
+            handle = nullptr;
+            if (const auto status = library.miopenCreate(&handle); status != 0) {
+                std::printf("load-failed miopenCreate: %s\n", library.miopenGetErrorString(status));
+                return 3;
+            }
+        }
+        fresh = false;
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
         // For kdbgen's compiler wrapper: a compile it stops is logged against this problem.

@@ -1,0 +1,64 @@
+// What the MIOpen engine keeps between runs, so that a kernel is compiled once
+// across cards, rounds, shards and runs (docs/engine.md, "Compiled once"):
+//
+//   <cache>/engine/<identity>/kernels/<code-object target>/<digest>.k
+//       every kernel MIOpen built with this library: its key and code object
+//   <cache>/engine/<identity>/problems/<card>/<digest>.p
+//       a problem settled on a card (every lookup served): the keys it asked for
+//
+// identity is the digest of what decides a code object's bytes and which keys
+// MIOpen asks for (engine_identity). A problem's entry is also keyed by the
+// system db's fingerprint (find-dbs and perf-dbs decide what MIOpen builds)
+// and the problem's replay line. Each file is a sealed cache entry
+// (cache_entry.hpp): a damaged one is a miss, never used. Writes are a
+// temporary file renamed, so shards sharing one cache folder never see half
+// an entry.
+#pragma once
+
+#include "kdbgen/kdb.hpp"
+#include "kdbgen/target.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdbgen {
+
+struct EngineSetup;
+
+// The digest of the library's bytes, the compiler libraries beside it
+// (libamd_comgr, libhiprtc: MIOpen 3.5 compiles in-process), the real
+// compilers it starts, and the root's package list where it has one (Debian:
+// var/lib/dpkg/status, so that new device libraries count too).
+std::string engine_identity(const EngineSetup& setup);
+
+class EngineCache {
+public:
+    // cache_dir: the build cache folder; the engine's entries go in engine/.
+    EngineCache(const fs::path& cache_dir, std::string identity, std::string system_db_fingerprint);
+
+    // Every kernel stored for this code-object target (a processor: the cards
+    // of gfx1030 share them).
+    std::map<KdbKey, Bytes> kernels(const Target& target) const;
+    void store_kernel(const Target& target, const KdbKey& key, const Bytes& code);
+
+    // The keys a problem (its replay line) asked for on this card when it was
+    // last settled there; nullopt when it never was with this library and db.
+    std::optional<std::vector<KdbKey>> problem(const Target& card, const std::string& line) const;
+    void store_problem(const Target& card, const std::string& line, const std::vector<KdbKey>& asked);
+
+    const fs::path& dir() const { return dir_; }
+
+private:
+    fs::path kernel_dir(const Target& target) const;
+    fs::path problem_path(const Target& card, const std::string& line) const;
+    fs::path dir_;
+    std::string db_fingerprint_;
+};
+
+// The fingerprint of a system db folder (the names, sizes and bytes of its
+// find-dbs, perf-dbs and tuning models; kdbs left out).
+std::string system_db_fingerprint(const std::optional<fs::path>& folder);
+
+}  // namespace kdbgen
