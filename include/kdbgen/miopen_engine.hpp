@@ -93,6 +93,9 @@ std::optional<DriverCommands> driver_commands(const Problem& problem, std::strin
 struct KernelLookups {
     std::set<KdbKey> asked, missed, saved;
     std::vector<std::string> errors;       // MIOpen's error lines (a dozen at most)
+    // The time its compiles took as the log's elapsed-time prefix shows it
+    // (MIOpen 3.5 compiles in-process, where no wrapper can time them).
+    double compile_seconds = 0;
     std::vector<std::string> kdb_unreadable;  // SQLite refused a kdb: not a database, malformed
     // Kernel sources this MIOpen does not have ("Failed to load kernel source:
     // Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s": Debian's 3.5.1 ships no
@@ -153,6 +156,8 @@ struct CardReplay {
     std::size_t skipped = 0;              // problems the replay cannot express
     std::size_t compiler_starts = 0;      // compiler processes MIOpen started (wrapped compilers only)
     double slowest_compile_seconds = 0;   // the longest of them (wrapped compilers, with a time limit)
+    double compile_seconds = 0;           // all of them (wrapped compilers; MIOpen 3.5 compiles in-process)
+    double logged_compile_seconds = 0;    // every compile, as MIOpen's log times them (in-process ones too)
     double seconds = 0;
     // replay_card_to_fixpoint: kernels new in each round (the first round has
     // no kdb installed, each later one the kdb of all kernels so far), and
@@ -163,7 +168,7 @@ struct CardReplay {
     // Per round: problems replayed, kernels MIOpen compiled, wall seconds.
     struct Round {
         std::size_t problems = 0, compiled = 0, processes = 0, compiler_starts = 0;
-        double seconds = 0;
+        double seconds = 0, compile_seconds = 0, logged_compile_seconds = 0;
     };
     std::vector<Round> rounds;
     std::size_t from_cache = 0;        // problems settled in an earlier run, not replayed

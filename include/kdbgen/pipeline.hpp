@@ -113,6 +113,9 @@ struct EngineRequest {
     std::optional<fs::path> miopen_db;   // MIOpen's system db folder; default: the installed one
     unsigned rounds = 4;
     unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
+    // Only the first this many problems of the set (the corpus in its order), before sharding: a
+    // trial of a whole-corpus build, or a slice its shards can be checked on. 0: all.
+    std::size_t first_problems = 0;
     // Instead of building: install these kdbs and report what MIOpen still
     // compiles (MIOpenDriver when installed, else the replay); writes nothing.
     std::optional<fs::path> check_kdbs;
@@ -138,7 +141,7 @@ struct BuildRequest {
     // Runs the compile phase (the CLI makes signals cooperative for its length only).
     std::function<void(const std::function<void()>& compile)> around_compile;
     std::ostream* progress = nullptr;  // where compile progress goes (default std::cerr)
-    // With Engine::Miopen: each card's replay as it ends (its records already taken for the kdb).
+    // With Engine::Miopen: each card's replay as it ends (its records' code already taken for the kdb).
     std::function<void(const CardReplay&)> on_engine_card;
     // Dry run: no compile, no kdb; each compile's commands, with {OUT} and {SCRATCH} for the
     // output file and scratch folder, handed over as they are formed.
@@ -162,7 +165,8 @@ struct CompileCost {
     double seconds = 0, cpu_seconds = 0;
 };
 
-// What the MIOpen engine did, per target and card (the cards' records are in the kdbs).
+// What the MIOpen engine did, per target and card (the cards' records keep their keys; the code
+// objects are in the kdbs).
 struct EngineReport {
     bool checked = false;           // a check of request.miopen.check_kdbs, no kdb written
     std::string client;             // kdbgen-miopen-replay or MIOpenDriver

@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <sys/resource.h>
 #include <thread>
 
 namespace kdbgen::cli {
@@ -54,6 +55,10 @@ void EngineFlags::add_to(CLI::App& app) {
                    "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
                    "is reported and the exit code is 1)")
         ->check(CLI::Range(1u, 16u));
+    app.add_option("--first-problems", first_problems,
+                   "with --engine miopen: only the first N problems of the set (the corpus in its order: its "
+                   "find-dbs by name, then the zoo), before --shard: a trial of a whole-corpus build, or a slice to "
+                   "check sharding on (default: all)");
     app.add_option("--problem-timeout", problem_timeout,
                    fmt::format("with --engine miopen: the watchdog stops a MIOpen process that spends more than this "
                                "many seconds on one problem (loading the library counts towards its first), with "
@@ -119,6 +124,8 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"processes", replay.processes},
             {"slowest_problem", {{"problem", slowest_problem}, {"seconds", slowest}}},
             {"slowest_compile_seconds", replay.slowest_compile_seconds},
+            {"compile_seconds", replay.compile_seconds},
+            {"logged_compile_seconds", replay.logged_compile_seconds},
             {"unstable_keys", unstable},
             {"kernels_without_source", without_source},
             {"kdb_unreadable", replay.kdb_unreadable},
@@ -138,7 +145,9 @@ nlohmann::json card_json(const CardReplay& replay) {
                                        {"new_kernels", r < replay.new_per_round.size() ? replay.new_per_round[r] : 0},
                                        {"processes", replay.rounds[r].processes},
                                        {"compiler_starts", replay.rounds[r].compiler_starts},
-                                       {"seconds", replay.rounds[r].seconds}});
+                                       {"seconds", replay.rounds[r].seconds},
+                                       {"compile_seconds", replay.rounds[r].compile_seconds},
+                                       {"logged_compile_seconds", replay.rounds[r].logged_compile_seconds}});
                  return rounds;
              }()},
             {"problems_from_cache", replay.from_cache},
@@ -207,6 +216,7 @@ EngineRequest EngineFlags::request() const {
     if (!miopen_db.empty()) request.miopen_db = miopen_db;
     if (!check_kdbs.empty()) request.check_kdbs = check_kdbs;
     request.rounds = rounds;
+    request.first_problems = first_problems;
     request.problem_timeout = problem_timeout;
     request.compile_timeout = compile_timeout;
     return request;
@@ -259,6 +269,18 @@ void print_card(const CardReplay& replay, bool checking, bool quiet) {
 
 }  // namespace
 
+// Where the CPU went: kdbgen's own process, and every process it waited for
+// (the sandboxes, MIOpen's replays and the compilers they started).
+nlohmann::json cpu_json() {
+    const auto seconds = [](int who) {
+        rusage usage{};
+        getrusage(who, &usage);
+        return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    };
+    return {{"kdbgen_seconds", seconds(RUSAGE_SELF)}, {"children_seconds", seconds(RUSAGE_CHILDREN)}};
+}
+
 int run_engine_build(BuildRequest request, bool json, bool quiet) {
     const bool checking = request.miopen.check_kdbs.has_value();
     if (!json) request.on_engine_card = [&](const CardReplay& replay) { print_card(replay, checking, quiet); };
@@ -305,7 +327,7 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
                     {"failed_problems", engine.failed_problems}, {"still_compiled", engine.still_compiled},
                     {"unstable_keys", engine.unstable_keys}, {"bad_rows", engine.bad_rows},
                     {"kernels_compiled", engine.kernels_compiled}, {"problems_from_cache", engine.problems_from_cache},
-                    {"seconds", built.seconds}});
+                    {"seconds", built.seconds}, {"cpu", cpu_json()}});
     else
         fmt::print("MIOpen compiled {} kernels over {} problems ({} from the cache) in {:.1f}s\n",
                    engine.kernels_compiled, engine.problems, engine.problems_from_cache, built.seconds);

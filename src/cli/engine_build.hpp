@@ -21,6 +21,7 @@ struct EngineFlags {
     std::string miopen_db;   // MIOpen's system db folder, when not the installed one
     std::string helper_dir;
     unsigned rounds = 4;
+    std::size_t first_problems = 0;
     unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
     void add_to(CLI::App& app);
     EngineRequest request() const;

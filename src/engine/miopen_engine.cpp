@@ -352,6 +352,8 @@ std::vector<std::string> client_environment(const EngineSetup& setup, const RunF
         "MIOPEN_CUSTOM_CACHE_DIR=" + (view / "cache").string(),
         "MIOPEN_USER_DB_PATH=" + (view / "user-db").string(),
         "MIOPEN_LOG_LEVEL=6",
+        // The milliseconds since the previous log line: what a compile took, in-process or not.
+        "MIOPEN_ENABLE_LOGGING_ELAPSED_TIME=1",
     };
 }
 
@@ -383,6 +385,7 @@ double seconds_since(std::chrono::steady_clock::time_point since) {
 struct CompileLog {
     std::size_t starts = 0;
     double slowest_seconds = 0;
+    double total_seconds = 0;  // wall time inside compiler processes (one thread each: about their CPU)
 };
 void read_compile_log(const fs::path& log_path, std::size_t problem_count, CompileLog& compiles,
                       std::map<std::size_t, ReplayOutcome>& outcomes, std::optional<std::size_t> only = std::nullopt) {
@@ -390,8 +393,11 @@ void read_compile_log(const fs::path& log_path, std::size_t problem_count, Compi
     std::string line;
     while (std::getline(log, line)) {
         if (line.starts_with("start ")) ++compiles.starts;
-        if (line.starts_with("end "))
-            compiles.slowest_seconds = std::max(compiles.slowest_seconds, std::strtod(line.c_str() + 4, nullptr) / 1000);
+        if (line.starts_with("end ")) {
+            const double seconds = std::strtod(line.c_str() + 4, nullptr) / 1000;
+            compiles.slowest_seconds = std::max(compiles.slowest_seconds, seconds);
+            compiles.total_seconds += seconds;
+        }
         if (!line.starts_with("timeout ")) continue;
         std::istringstream fields(line.substr(8));
         std::string problem, limit;
@@ -777,7 +783,11 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             entries.push_back(&entry);
         } else {
             ++report.skipped;
-            report.outcomes.push_back({std::string(problem_kind(entry.problem)), entry.key, false, "not replayed: " + why, {}, {}, {}, {}});
+            ReplayOutcome outcome;
+            outcome.kind = std::string(problem_kind(entry.problem));
+            outcome.key = entry.key;
+            outcome.message = "not replayed: " + why;
+            report.outcomes.push_back(std::move(outcome));
         }
     }
 
@@ -840,6 +850,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
         for (const PassResult* pass : {&r.a, &r.b, &r.c, &r.d}) {
             report.compiler_starts += pass->compiles.starts;
             report.slowest_compile_seconds = std::max(report.slowest_compile_seconds, pass->compiles.slowest_seconds);
+            report.compile_seconds += pass->compiles.total_seconds;
             report.processes += pass->processes;
             for (const auto& [key, code] : pass->kernels) kernels.emplace(key, code);
             report.bad_rows.insert(report.bad_rows.end(), pass->bad_rows.begin(), pass->bad_rows.end());
@@ -847,6 +858,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
                 lookups[index].add(seen);
                 report.lookups += seen.asked.size();
                 report.compiled += seen.saved.size();
+                report.logged_compile_seconds += seen.compile_seconds;
                 report.asked.insert(seen.asked.begin(), seen.asked.end());
                 for (const auto& line : seen.kdb_unreadable)
                     if (report.kdb_unreadable.size() < 12) report.kdb_unreadable.push_back(line);
@@ -951,6 +963,10 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         stats.seconds = replay.seconds;
         total.compiler_starts += replay.compiler_starts;
         total.slowest_compile_seconds = std::max(total.slowest_compile_seconds, replay.slowest_compile_seconds);
+        total.compile_seconds += replay.compile_seconds;
+        total.logged_compile_seconds += replay.logged_compile_seconds;
+        stats.compile_seconds = replay.compile_seconds;
+        stats.logged_compile_seconds = replay.logged_compile_seconds;
         total.processes += replay.processes;
         total.lookups += replay.lookups;
         total.compiled += replay.compiled;

@@ -3,6 +3,7 @@
 #include "kdbgen/miopen_engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 namespace kdbgen {
@@ -50,6 +51,21 @@ std::string_view define_name(std::string_view token) {
     return equals == std::string_view::npos ? std::string_view{} : token.substr(2, equals - 2);
 }
 
+// With MIOPEN_ENABLE_LOGGING_ELAPSED_TIME the prefix carries the milliseconds
+// since MIOpen's previous log line ("MIOpen(HIP)   812.345: ...",
+// src/logger.cpp:192-196, MIOpen 3.3.0). Before a save, that is the compile:
+// nothing is logged while the kernel builds. 0 without the prefix.
+double elapsed_ms(std::string_view line) {
+    if (!line.starts_with("MIOpen")) return 0;
+    const auto close = line.find(')');
+    const auto colon = line.find(':');
+    if (close == std::string_view::npos || colon == std::string_view::npos || colon < close) return 0;
+    const std::string number(line.substr(close + 1, colon - close - 1));
+    char* end = nullptr;
+    const double ms = std::strtod(number.c_str(), &end);
+    return end == number.c_str() ? 0 : ms;
+}
+
 }  // namespace
 
 bool read_miopen_log_line(std::string_view line, KernelLookups& lookups) {
@@ -63,6 +79,7 @@ bool read_miopen_log_line(std::string_view line, KernelLookups& lookups) {
     }
     if (auto key = key_after(line, "Saving binary for: ")) {
         lookups.saved.insert(std::move(*key));
+        lookups.compile_seconds += elapsed_ms(line) / 1000;
         return true;
     }
     if (key_after(line, "Successfully loaded binary for: ")) return true;
@@ -117,6 +134,7 @@ void KernelLookups::add(const KernelLookups& other) {
     asked.insert(other.asked.begin(), other.asked.end());
     missed.insert(other.missed.begin(), other.missed.end());
     saved.insert(other.saved.begin(), other.saved.end());
+    compile_seconds += other.compile_seconds;
     missing_sources.insert(other.missing_sources.begin(), other.missing_sources.end());
     for (const auto& line : other.errors)
         if (errors.size() < 12) errors.push_back(line);

@@ -213,7 +213,15 @@ BuildReport build_with_engine(const BuildRequest& request) {
     BuildReport report;
     EngineReport engine;
     engine.checked = checking;
-    const ProblemSet all = engine_problems(request, setup, engine.problem_source);
+    ProblemSet all = engine_problems(request, setup, engine.problem_source);
+    if (const std::size_t first = request.miopen.first_problems; first && all.entries().size() > first) {
+        ProblemSet head;
+        for (std::size_t i = 0; i < first; ++i)
+            for (const auto& origin : all.entries()[i].origins) head.add(all.entries()[i].problem, origin);
+        head.finish_adding();
+        all = std::move(head);
+        engine.problem_source += fmt::format(", the first {}", first);
+    }
     const ProblemSet problems = shard ? shard_of(all, *shard) : ProblemSet();
     const ProblemSet& mine = shard ? problems : all;
     engine.problems_all = all.entries().size();
@@ -278,10 +286,12 @@ BuildReport build_with_engine(const BuildRequest& request) {
             for (const auto count : replay.new_per_round) engine.kernels_compiled += count;
             for (const auto& outcome : replay.outcomes) engine.failed_problems += !outcome.ok;
             engine.failed_problems -= replay.skipped;
-            if (!checking)
-                for (auto& record : replay.records)
-                    if (seen.emplace(record.key, records_of[t].size()).second) records_of[t].push_back(std::move(record));
-            replay.records.clear();
+            // The code objects go to the kdb; the card keeps the keys (its report counts them).
+            for (auto& record : replay.records) {
+                if (!checking && seen.emplace(record.key, records_of[t].size()).second)
+                    records_of[t].push_back({record.key, std::move(record.code)});
+                record.code = Bytes();
+            }
             if (request.on_engine_card) request.on_engine_card(replay);
             cards.cards.push_back(std::move(replay));
         }

@@ -19,7 +19,7 @@
 # next to the checkout). KDBGEN_SLURM_TEST_KEEP=1 keeps the temporary folder (daemons still stop).
 set -uo pipefail
 
-name=slurm_cluster_test
+me=slurm_cluster_test
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 recipe=$source_dir/tools/slurm/kdbgen-slurm-build
@@ -28,9 +28,9 @@ DEMO_TARGETS=gfx900_56,gfx906_60,gfx908_120,gfx90a_110,gfx942_304,gfx1030_36,gfx
 FDB_LINES=${KDBGEN_SLURM_TEST_FDB_LINES:-60}
 ENGINE_TARGET=${KDBGEN_SLURM_TEST_ENGINE_TARGET:-gfx1030}
 
-log() { echo "$name: $*"; }
-skip() { echo "$name: SKIPPED: $*"; exit 77; }
-fail() { echo "$name: FAILED: $*"; exit 1; }
+log() { echo "$me: $*"; }
+skip() { echo "$me: SKIPPED: $*"; exit 77; }
+fail() { echo "$me: FAILED: $*"; exit 1; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
     --miopen-root) miopen_root=${2:-}; shift 2 ;;
     --find-db-dir) find_db_dir=${2:-}; shift 2 ;;
     -*) echo "usage: $0 KDBGEN [--miopen-src DIR] [--miopen-root DIR] [--find-db-dir DIR]" >&2; exit 2 ;;
-    *) [ -z "$kdbgen" ] || { echo "$name: one kdbgen binary, please" >&2; exit 2; }; kdbgen=$1; shift ;;
+    *) [ -z "$kdbgen" ] || { echo "$me: one kdbgen binary, please" >&2; exit 2; }; kdbgen=$1; shift ;;
   esac
 done
 [ -n "$kdbgen" ] || { echo "usage: $0 KDBGEN [--miopen-src DIR] [--miopen-root DIR] [--find-db-dir DIR]" >&2; exit 2; }
@@ -56,7 +56,7 @@ kdbgen=$(cd "$(dirname "$kdbgen")" && pwd)/$(basename "$kdbgen")
 [ "$(id -u)" -eq 0 ] || skip "needs root (slurmd runs jobs as their users; this test starts its own cluster as root)"
 missing=()
 for tool in munged mungekey munge unmunge slurmctld slurmd sbatch squeue sinfo scontrol scancel; do
-  command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
+  path=$(PATH=$PATH:/usr/sbin:/sbin type -P "$tool") && [ -f "$path" ] && [ -x "$path" ] || missing+=("$tool")
 done
 [ ${#missing[@]} -eq 0 ] || skip "not installed: ${missing[*]} (Debian: apt-get install slurmctld slurmd slurm-client munge)"
 export PATH=$PATH:/usr/sbin:/sbin
@@ -82,16 +82,17 @@ our_processes() {
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
     [ "$p" != "$$" ] && [ "$p" != "${BASHPID:-}" ] || continue
-    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qxF "$marker" && echo "$p"
+    tr '\0' '\n' 2>/dev/null < "/proc/$p/environ" | grep -qxF "$marker" && echo "$p"
   done
 }
 
 dump() {
-  echo "===== $name: diagnostics ($T) ====="
+  echo "===== $me: diagnostics ($T) ====="
   for f in "$T"/log/*; do [ -f "$f" ] && { echo "--- $f (last 80 lines)"; tail -n 80 "$f"; }; done
   if [ -n "$ctld_pid" ] && kill -0 "$ctld_pid" 2>/dev/null; then
     echo "--- squeue -t all"; squeue -t all -o '%.18i %.12j %.10T %.10M %.30R' 2>&1
     echo "--- scontrol show node"; scontrol show node 2>&1
+    echo "--- sacct --completion (jobcomp/filetxt)"; sacct --completion -a -P -o jobid,jobname,state 2>/dev/null
   fi
   local d f
   for d in "$T"/shared/*/; do
@@ -137,26 +138,26 @@ cleanup() {
   # Anything still carrying this run's marker (a job step slurmd did not reap): ours; stop it.
   left=$(our_processes)
   if [ -n "$left" ]; then
-    echo "$name: stopping leftover processes of this run: $(echo $left)"
+    echo "$me: stopping leftover processes of this run: $(echo $left)"
     for i in $left; do echo "  $i: $(tr '\0' ' ' < /proc/$i/cmdline 2>/dev/null | cut -c1-150)"; done
     kill -KILL $left 2>/dev/null
     sleep 0.5
   fi
   left=$(our_processes)
   if [ -n "$left" ]; then
-    echo "$name: FAILED: processes of this run survive the clean-up: $(echo $left)"
+    echo "$me: FAILED: processes of this run survive the clean-up: $(echo $left)"
     [ "$rc" -ne 0 ] || rc=1
   fi
   if [ "${KDBGEN_SLURM_TEST_KEEP:-0}" = 1 ]; then
-    echo "$name: kept $T (KDBGEN_SLURM_TEST_KEEP=1)"
+    echo "$me: kept $T (KDBGEN_SLURM_TEST_KEEP=1)"
   else
     rm -rf "$T"
   fi
-  echo "$name: cluster stopped and removed in $(elapsed "$t0") s; total $(elapsed "$t_start") s"
+  echo "$me: cluster stopped and removed in $(elapsed "$t0") s; total $(elapsed "$t_start") s"
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'echo "$name: interrupted"; exit 130' INT TERM HUP
+trap 'echo "$me: interrupted"; exit 130' INT TERM HUP
 
 # --- munge, with a key of its own ---
 t0=$(now)
@@ -355,7 +356,11 @@ kstate=$(squeue -h -t all -j "${array_job}_$kill_k" -o %T 2>/dev/null | head -n 
 grep -q "attempt=2 .* tasks=$kill_k merge=" "$shared/chain/jobs" || fail "shard $kill_k was not resubmitted: $(cat "$shared/chain/jobs")"
 [ "$(grep -c . "$shared/chain/jobs")" -eq 2 ] || fail "expected 2 rounds: $(cat "$shared/chain/jobs")"
 grep -q ' kdbgen exit 0 ' "$shared/logs/shard-$kill_k.attempt-2.log" || fail "shard $kill_k's second attempt did not succeed"
-log "  task $kill_k: CANCELLED in attempt 1, resubmitted by the merge job, built in attempt 2"
+# The job completion log (jobcomp/filetxt, read by sacct --completion) says the same.
+kraw=$(squeue -h -t all -j "${array_job}_$kill_k" -o %A 2>/dev/null | head -n 1)
+kcomp=$(sacct --completion -n -P -j "$kraw" -o jobid,state 2>/dev/null | head -n 1)
+[ "$kcomp" = "$kraw|CANCELLED" ] || fail "sacct --completion -j $kraw: '$kcomp', not '$kraw|CANCELLED'"
+log "  task $kill_k: CANCELLED in attempt 1 (squeue and sacct --completion agree), resubmitted by the merge job, built in attempt 2"
 side_by_side "$shared" "$kill_k"
 same_kdbs "$shared/kdb" "$T/direct/demo"
 log "(demo) passed: chain ${times[demo_chain]} s"
@@ -374,6 +379,26 @@ esac
 [ ! -e "$shared/kdb" ] || fail "(failing) a failed chain left kdbs in $shared/kdb"
 [ "$(grep -c . "$shared/chain/jobs")" -eq 2 ] || fail "(failing) expected 2 rounds: $(cat "$shared/chain/jobs")"
 log "(failing) passed: the chain failed as it must (${times[failing_chain]} s): $(cat "$shared/chain/status")"
+
+# --- (e) --cancel stops a running chain for good: no resubmission, no kdb ---
+shared=$T/shared/cancelled
+log "(cancel) a demo chain cancelled with kdbgen-slurm-build --cancel while its shards run"
+t0=$(now)
+submit "$shared" --targets "$DEMO_TARGETS" -- -j 1
+for ((i = 0; i < 1200; i++)); do grep -qs "kdbgen-slurm-build: .* build " "$shared"/logs/shard-*.attempt-1.log && break; sleep 0.1; done
+"$recipe" --cancel "$shared" > "$T/log/cancel.out" 2>&1 || { cat "$T/log/cancel.out"; fail "(cancel) --cancel failed"; }
+wait_chain "$shared" 120 && fail "(cancel) a cancelled chain succeeded"
+case $(cat "$shared/chain/status") in "failed: cancelled"*) ;; *) fail "(cancel) status: $(cat "$shared/chain/status")" ;; esac
+for ((i = 0; i < 150; i++)); do
+  [ -z "$(squeue -h -t PENDING,RUNNING,COMPLETING -j "$array_job,$merge_job" -o %i 2>/dev/null)" ] && break
+  sleep 0.2
+done
+left=$(squeue -h -t PENDING,RUNNING,COMPLETING -j "$array_job,$merge_job" -o %i 2>/dev/null)
+[ -z "$left" ] || fail "(cancel) jobs of the cancelled chain still queued or running after 30 s: $left"
+[ "$(grep -c . "$shared/chain/jobs")" -eq 1 ] || fail "(cancel) the cancelled chain submitted more jobs: $(cat "$shared/chain/jobs")"
+[ ! -e "$shared/kdb" ] || fail "(cancel) a cancelled chain wrote kdbs"
+times[cancel_chain]=$(elapsed "$t0")
+log "(cancel) passed (${times[cancel_chain]} s): $(cat "$shared/chain/status")"
 
 # --- (b) native, gfx1030_36 over a find-db slice ---
 fdb=$find_db_dir/gfx1030_36.HIP.fdb.txt.bz2

@@ -291,6 +291,8 @@ protected:
         if (!fs::exists(root / ".kdbgen-done")) GTEST_SKIP() << "no MIOpen root at " << root << " (tools/miopen-roots)";
         if (!test::namespaces_available())
             GTEST_SKIP() << "kdbgen-sandbox needs root or unprivileged user namespaces";
+        // Each test's builds start from an empty cache of their own: what MIOpen compiles is what is tested.
+        setenv("KDBGEN_CACHE_DIR", scratch("cache").c_str(), 1);
     }
     fs::path scratch(const std::string& name) {
         const fs::path dir = fs::temp_directory_path() / ("kdbgen-engine-test-" + std::to_string(getpid()) + "-" + name);
@@ -395,6 +397,7 @@ protected:
                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(work);
         fs::create_directories(work / "tmp");
+        setenv("KDBGEN_CACHE_DIR", (work / "cache").c_str(), 1);
         std::ofstream(work / "net.log") << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
     }
     void TearDown() override {
