@@ -172,7 +172,7 @@ struct EngineReport {
     std::string client;             // kdbgen-miopen-replay or MIOpenDriver
     std::string problem_source;     // "given", or the corpus' find-db folder (and the zoo)
     std::size_t problems = 0;       // this shard's
-    std::size_t problems_all = 0;   // before sharding
+    std::size_t problems_all = 0;   // before sharding and --first-problems
     std::string identity;           // engine_identity (the cache's folder), empty without a cache
     struct TargetCards {
         Target target;
@@ -215,8 +215,9 @@ struct BuildReport {
 // each target and writes what it compiled (or checks kdbs: request.miopen.check_kdbs).
 BuildReport build(const BuildRequest& request);
 
-// The cards a target stands for: itself, or for an arch-wide target every CU
-// count configs/targets/products.toml lists for its processor.
-std::vector<Target> cards_of(const Target& target);
+// The cards a target stands for: itself, or for an arch-wide target each of
+// compute_units, or when that is empty every CU count configs/targets/products.toml
+// lists for its processor.
+std::vector<Target> cards_of(const Target& target, const std::vector<unsigned>& compute_units = {});
 
 }  // namespace kdbgen

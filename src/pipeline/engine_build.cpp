@@ -30,11 +30,11 @@
 
 namespace kdbgen {
 
-std::vector<Target> cards_of(const Target& target) {
+std::vector<Target> cards_of(const Target& target, const std::vector<unsigned>& compute_units) {
     if (!target.arch_wide()) return {target};
     static const auto products = read_products((data_path("configs") / "targets" / "products.toml").string());
     std::vector<Target> cards;
-    for (const unsigned cus : product_compute_units(products, target.name())) {
+    for (const unsigned cus : compute_units.empty() ? product_compute_units(products, target.name()) : compute_units) {
         Target card = target;
         card.compute_units = cus;
         cards.push_back(card);
@@ -214,6 +214,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
     EngineReport engine;
     engine.checked = checking;
     ProblemSet all = engine_problems(request, setup, engine.problem_source);
+    engine.problems_all = all.entries().size();
     if (const std::size_t first = request.miopen.first_problems; first && all.entries().size() > first) {
         ProblemSet head;
         for (std::size_t i = 0; i < first; ++i)
@@ -224,7 +225,6 @@ BuildReport build_with_engine(const BuildRequest& request) {
     }
     const ProblemSet problems = shard ? shard_of(all, *shard) : ProblemSet();
     const ProblemSet& mine = shard ? problems : all;
-    engine.problems_all = all.entries().size();
     engine.problems = mine.entries().size();
 
     const std::optional<fs::path> driver = checking ? installed_driver(setup) : std::nullopt;
@@ -261,7 +261,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
         const Target& target = request.plan.targets[t];
         EngineReport::TargetCards cards{target, {}};
         std::map<KdbKey, std::size_t> seen;
-        for (const Target& card : cards_of(target)) {
+        for (const Target& card : cards_of(target, request.plan.compute_units)) {
             current_card = card;
             auto [kernels, first] = known.try_emplace(card.fallback_kdb_filename());
             if (first && cache) kernels->second = cache->kernels(card);

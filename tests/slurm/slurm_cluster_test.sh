@@ -76,6 +76,14 @@ marker=KDBGEN_SLURM_TEST_RUN=$T
 ctld_pid="" slurmd_pid="" munged_pid=""
 t_start=$(now)
 declare -A times=()
+# One budget for everything, below ctest's TIMEOUT (1800), so that a hang still ends in the
+# clean-up below and not in ctest's SIGKILL.
+deadline=$(($(date +%s) + ${KDBGEN_SLURM_TEST_BUDGET:-1500}))
+budget_left() {  # sets $limit: seconds left of the budget, at most $1; fails when none is left
+  limit=$((deadline - $(date +%s)))
+  [ "$limit" -gt 0 ] || fail "out of time: the test's budget of ${KDBGEN_SLURM_TEST_BUDGET:-1500} s is spent (KDBGEN_SLURM_TEST_BUDGET)"
+  [ "$limit" -le "$1" ] || limit=$1
+}
 
 our_processes() {
   local p
@@ -309,8 +317,9 @@ direct_build() {
   local t0
   log "($name) unsharded build: kdbgen build $*"
   t0=$(now)
-  "$kdbgen" build "$@" --cache-dir "$T/cache/direct-$name" -o "$T/direct/$name" -q > "$T/log/direct-$name.out" 2>&1 ||
-    { cat "$T/log/direct-$name.out"; fail "($name) the unsharded build failed"; }
+  local limit; budget_left 1800
+  timeout "$limit" "$kdbgen" build "$@" --cache-dir "$T/cache/direct-$name" -o "$T/direct/$name" -q > "$T/log/direct-$name.out" 2>&1 ||
+    { cat "$T/log/direct-$name.out"; fail "($name) the unsharded build failed (exit $?; stopped after $limit s if 124)"; }
   times[${name}_direct]=$(elapsed "$t0")
   log "  unsharded build: ${times[${name}_direct]} s"
 }
@@ -326,11 +335,12 @@ submit() {  # shared dir, recipe args...; prints nothing, sets array_job and mer
 }
 
 wait_chain() {  # shared dir, seconds; returns the recipe's exit code
-  local rc
-  timeout $(($2 + 30)) "$recipe" --wait "$1" --timeout "$2" > "$T/log/wait.out" 2>&1
+  local rc limit
+  budget_left "$2"
+  timeout $((limit + 30)) "$recipe" --wait "$1" --timeout "$limit" > "$T/log/wait.out" 2>&1
   rc=$?
   sed 's/^/    /' "$T/log/wait.out"
-  [ "$rc" -ne 124 ] || fail "the chain in $1 did not end within $2 s"
+  [ "$rc" -ne 124 ] || fail "the chain in $1 did not end within $limit s"
   return "$rc"
 }
 
@@ -363,6 +373,11 @@ kcomp=$(sacct --completion -n -P -j "$kraw" -o jobid,state 2>/dev/null | head -n
 log "  task $kill_k: CANCELLED in attempt 1 (squeue and sacct --completion agree), resubmitted by the merge job, built in attempt 2"
 side_by_side "$shared" "$kill_k"
 same_kdbs "$shared/kdb" "$T/direct/demo"
+"$recipe" --status "$shared" > "$T/log/status.out" 2>&1 && grep -qx 'status: ok' "$T/log/status.out" ||
+  { cat "$T/log/status.out"; fail "--status of the finished demo chain"; }
+"$recipe" --kdbgen "$kdbgen" --shards "$SHARDS" --shared "$shared" --targets "$DEMO_TARGETS" > "$T/log/again.out" 2>&1
+[ $? -eq 2 ] && grep -q 'already holds a chain' "$T/log/again.out" ||
+  { cat "$T/log/again.out"; fail "a second chain in the same folder without --force was not refused"; }
 log "(demo) passed: chain ${times[demo_chain]} s"
 
 # --- (d) a chain whose shards all fail ends failed, after its retries, with no kdb ---

@@ -5,7 +5,9 @@
 
 #include "kdbgen/codeobject.hpp"
 #include "kdbgen/compile.hpp"
+#include "kdbgen/engine_cache.hpp"
 #include "kdbgen/miopen_engine.hpp"
+#include "kdbgen/shard.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -1177,8 +1179,147 @@ TEST_P(DebianMiopen, ShardsMergeIntoTheUnshardedKdb) {
     fs::remove_all(work);
 }
 
+TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
+    const fs::path work = scratch("once-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver conv -n 1 -c 16 -H 14 -W 14 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 1 -F 1 "
+           "--in_layout NHWC --out_layout NHWC --fil_layout NHWC\n"
+           "MIOpenDriver bnorm -n 8 -c 64 -H 56 -W 56 -m 1 --forw 2 -b 0 -r 1\n"
+           "MIOpenDriver pool -W 8x64x112x112 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    // Two cards of one processor, one replay process at a time (two at once may build one kernel twice).
+    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                          "gfx1030", "--cus", "36,40", "--driver-log", (work / "net.log").string(),
+                                          "-j", "1"};
+    auto cold_args = common;
+    cold_args.insert(cold_args.end(), {"-o", (work / "cold").string(), "--cache-dir", (work / "cache").string()});
+    const auto cold = test::run_kdbgen(cold_args);
+    ASSERT_LE(cold.exit_code, 1) << cold.output;
+    // A log, not a terminal: a line per round with the problems done and the kernels compiled.
+    EXPECT_NE(cold.output.find("gfx1030_36: round 1: 3/3 problems, "), std::string::npos) << cold.output;
+    auto warm_args = common;
+    warm_args.insert(warm_args.end(), {"-o", (work / "warm").string(), "--json", "--cache-dir", (work / "cache").string()});
+    const auto warm = test::run_kdbgen(warm_args);
+    ASSERT_LE(warm.exit_code, 1) << warm.output;
+    const auto report = nlohmann::json::parse(warm.output.substr(warm.output.find('{')));
+    // The rerun replays nothing and compiles nothing: every problem of both cards comes from the cache.
+    EXPECT_EQ(report["kernels_compiled"], 0) << report.dump(2);
+    EXPECT_EQ(report["problems_from_cache"], 6) << report.dump(2);
+    for (const auto& card : report["targets"][0]["cards"]) EXPECT_EQ(card["processes"], 0) << card.dump(2);
+    EXPECT_EQ(read_text_file(work / "cold" / "gfx1030.kdb"), read_text_file(work / "warm" / "gfx1030.kdb"));
+
+    // Cold, without the cache's problems: the second card starts with every kernel of the first installed,
+    // so MIOpen builds on it only what its CU count changes; across both, no key is built twice.
+    auto again_args = common;
+    again_args.insert(again_args.end(), {"-o", (work / "again").string(), "--json", "--cache-dir",
+                                         (work / "cache2").string()});
+    const auto again = test::run_kdbgen(again_args);
+    ASSERT_LE(again.exit_code, 1) << again.output;
+    const auto fresh = nlohmann::json::parse(again.output.substr(again.output.find('{')));
+    const auto& cards = fresh["targets"][0]["cards"];
+    ASSERT_EQ(cards.size(), 2u);
+    EXPECT_EQ(cards[0]["kernels_installed_before"], 0);
+    EXPECT_GT(cards[1]["kernels_installed_before"], 0) << cards[1].dump(2);
+    std::size_t saves = 0;
+    for (const auto& card : cards) saves += card["compiled_in_last_round"].get<std::size_t>();
+    EXPECT_EQ(saves, fresh["kernels_compiled"]) << fresh.dump(2);
+    EXPECT_EQ(read_text_file(work / "cold" / "gfx1030.kdb"), read_text_file(work / "again" / "gfx1030.kdb"));
+    fs::remove_all(work);
+}
+
+TEST_P(DebianMiopen, WithNoProblemSourceTheInstalledCorpusIsReplayedAndItsShardsMergeIntoOneBuild) {
+    // Debian's 3.5.1 ships its find-dbs (/usr/share/miopen/db); 3.4.0's package has none: the zoo alone.
+    // KDBGEN_ENGINE_SHARD_PROBLEMS=1000: the corpus' first thousand, as docs/engine.md reports (an hour here).
+    const char* env = std::getenv("KDBGEN_ENGINE_SHARD_PROBLEMS");
+    const std::size_t count = env && *env ? std::stoul(env) : 9;
+    const fs::path work = scratch("corpus-" + GetParam());
+    const auto build = [&](const std::string& out, const std::string& shard, const std::string& cache) {
+        std::vector<std::string> args{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                      "gfx1030_36", "--first-problems", std::to_string(count), "-o",
+                                      (work / out).string(), "--json", "-q", "-j", "2"};
+        if (cache.empty()) args.push_back("--no-cache");
+        else args.insert(args.end(), {"--cache-dir", (work / cache).string()});
+        if (!shard.empty()) args.insert(args.end(), {"--shard", shard});
+        const auto result = test::run_kdbgen(args);
+        EXPECT_LE(result.exit_code, 1) << result.output;
+        return nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    };
+    const auto whole = build("all", "", "");
+    EXPECT_EQ(whole["problems"], count) << whole.dump(2);
+    EXPECT_GT(whole["problems_all"], count) << whole.dump(2);
+    const std::string source = whole["problem_source"];
+    if (GetParam() == "exp") EXPECT_NE(source.find("the find-dbs of "), std::string::npos) << source;
+    else EXPECT_NE(source.find("the zoo"), std::string::npos) << source;
+    std::vector<std::string> merge{"merge", (work / "merged.kdb").string()};
+    std::size_t dealt = 0;
+    for (const std::string shard : {"1/3", "2/3", "3/3"}) {
+        const auto part = build("s" + shard.substr(0, 1), shard, "cache");
+        dealt += part["problems"].get<std::size_t>();
+        merge.push_back((work / ("s" + shard.substr(0, 1)) / "gfx1030_36.kdb").string());
+    }
+    EXPECT_EQ(dealt, count);
+    const auto merged = test::run_kdbgen(merge);
+    ASSERT_EQ(merged.exit_code, 0) << merged.output;
+    EXPECT_EQ(read_text_file(work / "all" / "gfx1030_36.kdb"), read_text_file(work / "merged.kdb"));
+    fs::remove_all(work);
+}
+
 INSTANTIATE_TEST_SUITE_P(Versions, DebianMiopen, ::testing::Values("sid", "exp"),
                          [](const auto& info) { return info.param == "sid" ? "MIOpen_3_4_0" : "MIOpen_3_5_1"; });
+
+TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
+    const fs::path dir = fs::temp_directory_path() / ("kdbgen-engine-cache-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    const Target card36 = parse_target("gfx1030_36"), card40 = parse_target("gfx1030_40");
+    const KdbKey key{"naive_conv.cpp.o", "-DMIOPEN_USE_FP32=1 -mcpu=gfx1030"};
+    const Bytes code = test::bytes_of("a code object");
+    {
+        EngineCache cache(dir, "library-a", "db-1");
+        cache.store_kernel(card36, key, code);
+        cache.store_problem(card36, "conv dir=F x=1,2,3,4", {key});
+    }
+    EngineCache cache(dir, "library-a", "db-1");
+    // Kernels belong to the processor (its DbId): every card of it is served.
+    const auto kernels = cache.kernels(card40);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels.at(key), code);
+    // A settled problem belongs to its card, this system db and its exact line.
+    EXPECT_EQ(cache.problem(card36, "conv dir=F x=1,2,3,4"), std::optional<std::vector<KdbKey>>({key}));
+    EXPECT_FALSE(cache.problem(card40, "conv dir=F x=1,2,3,4"));
+    EXPECT_FALSE(cache.problem(card36, "conv dir=F x=1,2,3,5"));
+    EXPECT_FALSE(EngineCache(dir, "library-a", "db-2").problem(card36, "conv dir=F x=1,2,3,4"));
+    EXPECT_TRUE(EngineCache(dir, "library-b", "db-1").kernels(card36).empty());
+    // One byte changed in the stored code object: never used.
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+        if (entry.path().extension() == ".k") {
+            std::fstream file(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+            file.seekp(-1, std::ios::end);
+            file.put('X');
+        }
+    EXPECT_TRUE(cache.kernels(card36).empty());
+    fs::remove_all(dir);
+}
+
+TEST(EngineShards, ProblemsAreDealtByTheNativeRuleAndEveryOneToOneShard) {
+    std::vector<ShardUnit> units;
+    for (int i = 0; i < 40; ++i) units.push_back({"problem " + std::to_string(i % 30), i % 3 ? 1.0 : 9.0});
+    const auto shards = assign_shards(units, 4);
+    std::vector<double> load(4, 0.0);
+    std::map<std::string, unsigned> shard_of;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+        // A unit repeated (the same problem twice) goes where its first went, and counts once.
+        const auto [it, first] = shard_of.emplace(units[i].identity, shards[i]);
+        EXPECT_EQ(it->second, shards[i]) << units[i].identity;
+        if (first) load[shards[i]] += units[i].cost;
+    }
+    // LPT: no shard carries more than the lightest plus the largest unit.
+    EXPECT_LE(*std::max_element(load.begin(), load.end()) - *std::min_element(load.begin(), load.end()), 9.0);
+    // A convolution's Find costs more than a pooling's, a backward one's more than a forward one's.
+    ConvProblem forward = parse_conv_problem_key("64-56-56-3x3-64-56-56-1-1x1-1x1-1x1-0-NCHW-FP32-F");
+    ConvProblem backward = forward;
+    backward.direction = ConvDirection::BackwardData;
+    EXPECT_GT(estimated_replay_cost(Problem(forward)), estimated_replay_cost(Problem(PoolingProblem{})));
+    EXPECT_GT(estimated_replay_cost(Problem(backward)), estimated_replay_cost(Problem(forward)));
+}
 
 TEST(EnginePlan, ListsEveryCardAndEveryProblemsReplayLine) {
     const fs::path log = fs::temp_directory_path() / ("kdbgen-engine-plan-" + std::to_string(getpid()) + ".log");
