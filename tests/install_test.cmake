@@ -7,7 +7,8 @@ if(NOT rc EQUAL 0)
 endif()
 foreach(path bin/kdbgen share/man/man1/kdbgen.1 share/kdbgen/configs/demo/kernels.toml
              share/kdbgen/configs/networks/resnet50.toml share/kdbgen/kernels/kdbgen_fill.s
-             share/kdbgen/hiprtc/include/kdbgen_hiprtc_builtins.h share/doc/kdbgen/packaging.md)
+             share/kdbgen/hiprtc/include/kdbgen_hiprtc_builtins.h share/doc/kdbgen/packaging.md
+             share/kdbgen/slurm/kdbgen-slurm-build)
   if(NOT EXISTS ${WORK_DIR}/prefix/${path})
     message(FATAL_ERROR "not installed: ${path}")
   endif()

@@ -151,6 +151,17 @@ public:
     // rocBLAS) return false: in the find-db modes the find-db's listing stands
     // in for IsApplicable, and `--solvers applicable` leaves them out.
     virtual bool applicability_modelled() const { return true; }
+    // A composable-kernel solver: its main kernels are CK instances compiled into
+    // libMIOpen, and a MIOpen built without CK (MIOPEN_USE_COMPOSABLEKERNEL off,
+    // --ck off) has none of it.
+    virtual bool composable_kernel() const { return false; }
+    // Where the problem runs nothing but kernels compiled into libMIOpen (a CK
+    // solver on a layout its invoker needs no MIOpen kernel around): why, and
+    // the problem is served with nothing in the kdb. nullopt: kernels() plans.
+    virtual std::optional<std::string> kernels_in_library(const ConvView& problem) const {
+        (void)problem;
+        return std::nullopt;
+    }
     // As MIOpen's IsApplicable; why says what failed.
     virtual bool applicable(const ConvView& problem, const SolverContext& ctx, std::string* why) const = 0;
     // As MIOpen's GetSolution: the kernels and their options.

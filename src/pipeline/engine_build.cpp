@@ -298,8 +298,10 @@ BuildReport build_with_engine(const BuildRequest& request) {
         engine.targets.push_back(std::move(cards));
     }
     if (!checking) {
+        // A shard dealt no problem (N above the problem count) writes empty kdbs the merge takes
+        // nothing from; a build that replayed problems and got no kernel is an environment fault.
         for (std::size_t t = 0; t < request.plan.targets.size(); ++t)
-            if (records_of[t].empty())
+            if (records_of[t].empty() && !(shard && mine.entries().empty()))
                 throw InputError(fmt::format("MIOpen compiled no kernel for {} ({}): nothing written",
                                              request.plan.targets[t].kdb_filename(), request.plan.targets[t].spec()));
         fs::create_directories(request.output);

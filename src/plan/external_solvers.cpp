@@ -22,21 +22,21 @@ using Kind = ExternalSolver::Kind;
 
 // MIOpen 3.3.0 (develop 2d1fd997) file:line; rocm-6.2.0 (3.2.0) has the same rules.
 constexpr std::array kExternal = {
-    // The composable-kernel solvers run CK device instances compiled into
-    // libMIOpen: GetSolution builds no program (no construction_params), so
-    // they never ask a kdb for anything. Each IsApplicable is #if
-    // MIOPEN_USE_COMPOSABLEKERNEL (CMakeLists.txt:261, default On; 3.2: :241).
-    Entry{"ConvHipImplicitGemmFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_fwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_bwd_data_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmGroupFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_fwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmGroupBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_bwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmGroupWrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_grouped_wrw_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemm3DGroupFwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_fwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemm3DGroupBwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_bwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemm3DGroupWrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_3d_grouped_wrw_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmF16F8F16FwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_fwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmF16F8F16BwdXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_bwd_xdlops.cpp"},
-    Entry{"ConvHipImplicitGemmF16F8F16WrwXdlops", Kind::PrecompiledKernels, "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_wrw_xdlops.cpp"},
+    // The composable-kernel solvers whose invoker runs the CK device instance
+    // alone (InitInvokerFactoryNHWC's forward and backward-data branch,
+    // src/include/miopen/solver/implicitgemm_ck_util.hpp:890-909): these take
+    // N(D)HWC problems only, so they build nothing MIOpen looks up in a kdb. The
+    // grouped ones and F16F8F16 backward weights, which run MIOpen's transposes
+    // or SetTensor around it, are in the catalog (src/plan/solvers/ck/). Each
+    // IsApplicable is #if MIOPEN_USE_COMPOSABLEKERNEL (CMakeLists.txt:261, default On; 3.2: :241).
+    Entry{"ConvHipImplicitGemmFwdXdlops", Kind::PrecompiledKernels,
+          "src/solver/conv/conv_hip_implicit_gemm_fwd_xdlops.cpp:270-318 (NHWC only, :298)"},
+    Entry{"ConvHipImplicitGemmBwdXdlops", Kind::PrecompiledKernels,
+          "src/solver/conv/conv_hip_implicit_gemm_bwd_data_xdlops.cpp:269-317 (NHWC only, :290)"},
+    Entry{"ConvHipImplicitGemmF16F8F16FwdXdlops", Kind::PrecompiledKernels,
+          "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_fwd_xdlops.cpp:304-332 (NHWC only)"},
+    Entry{"ConvHipImplicitGemmF16F8F16BwdXdlops", Kind::PrecompiledKernels,
+          "src/solver/conv/conv_hip_implicit_gemm_f16f8f16_bwd_xdlops.cpp:307-335 (NHWC only)"},
     // rocMLIR generates these kernels inside MIOpen (MiirGenBin); each IsApplicable
     // is #if MIOPEN_USE_MLIR (CMakeLists.txt:401-402: on for shared builds; 3.2: :364-365).
     Entry{"ConvMlirIgemmFwd", Kind::Mlir, "src/solver/conv/conv_mlir_igemm_fwd.cpp:166"},

@@ -386,6 +386,9 @@ private:
     std::optional<std::pair<Status, std::string>> never_run(std::string_view name, const ConvView& view,
                                                             const SolverContext& ctx) const {
         if (const Solver* solver = catalog_solver(name)) {
+            if (solver->composable_kernel() && !options_.build.composable_kernel)
+                return std::pair{Status::DefaultOff, "MIOpen built without composable kernels (--ck off; "
+                                                     "MIOPEN_USE_COMPOSABLEKERNEL, CMakeLists.txt:261)"};
             if (auto reason = solver->disabled_by_default(view, ctx)) return std::pair{Status::DefaultOff, *reason};
             return std::nullopt;
         }
@@ -433,6 +436,7 @@ private:
         std::string why;
         if (check && !home_known_applicable && !solver->applicable(view, context_for(home, general), &why))
             return {Status::NotApplicable, why, {}};
+        if (auto inside = solver->kernels_in_library(view)) return {Status::PrecompiledKernels, *inside, {}};
 
         // The cards to evaluate: all of them for a CU-dependent solver; else one per perf-db.
         std::vector<std::pair<const CardContext*, std::vector<unsigned>>> cards;

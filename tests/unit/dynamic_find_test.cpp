@@ -60,7 +60,12 @@ TEST(DynamicSolvers, AsMIOpenDeclaresThem) {
         "ConvAsmImplicitGemmGTCDynamicFwdXdlopsNHWC", "ConvAsmImplicitGemmGTCDynamicBwdXdlopsNHWC",
         "ConvAsmImplicitGemmGTCDynamicWrwXdlopsNHWC", "ConvAsmImplicitGemmGTCDynamicFwdDlopsNCHWC",
         // ConvWinoFuryRxS<2,3>: IsDynamic at src/include/miopen/conv/solvers.hpp:2266.
-        "ConvWinoFuryRxS<2-3>"};
+        "ConvWinoFuryRxS<2-3>",
+        // The composable-kernel solvers that run MIOpen kernels around CK's (src/plan/solvers/ck/):
+        // IsDynamic at solvers.hpp:4392, :4478, :4555, :4632, :4709, :4800, :5117.
+        "ConvHipImplicitGemmGroupFwdXdlops", "ConvHipImplicitGemmGroupBwdXdlops", "ConvHipImplicitGemmGroupWrwXdlops",
+        "ConvHipImplicitGemm3DGroupFwdXdlops", "ConvHipImplicitGemm3DGroupBwdXdlops",
+        "ConvHipImplicitGemm3DGroupWrwXdlops", "ConvHipImplicitGemmF16F8F16WrwXdlops"};
     for (const char* v : {"3-2", "3-3", "3-4", "3-5", "3-6", "7-2", "7-3", "1-1-7-2", "1-1-7-3", "7-2-1-1", "7-3-1-1",
                           "5-3", "5-4"})
         expected.insert(fmt::format("ConvWinograd3x3MultipassWrW<{}>", v));
@@ -772,4 +777,38 @@ TEST(DynamicFindWithTree, TiedItemsArePlannedAndFusionOnlyLinesCounted) {
     bool dynamic = false;
     for (const auto& c : fused.coverage) dynamic |= c.dynamic_find && c.status == CoverageEntry::Status::Planned;
     EXPECT_TRUE(dynamic) << "MIOpen falls back to the no-record path";
+}
+
+// The CK solvers' helpers through the planner: gfx90a68.HIP.fdb.txt (MIOpen 3.3.0) heads this NCDHW
+// backward-weights line with ConvHipImplicitGemm3DGroupWrwXdlops, whose invoker transposes the tensors
+// with batched_transpose.cpp (implicitgemm_ck_util.hpp:481-501); a MIOpen built without CK
+// (MIOPEN_USE_COMPOSABLEKERNEL off, --ck off) takes the line's next item instead.
+TEST(DynamicFindWithTree, ACkWinnerPlansItsTransposesUnlessCkIsOff) {
+    KDBGEN_REQUIRE_MIOPEN_TREE(src);
+    const MiopenTree tree = MiopenTree::open(src);
+    const char* key = "128-32-32-32-3x3x3-256-32-32-32-1-1x1x1-1x1x1-1x1x1-0-NCDHW-FP32-W";
+    const auto plan_with = [&](bool ck) {
+        ProblemSet problems;
+        problems.add(parse_conv_problem_key(key), "test");
+        SolverPlanOptions options;
+        options.tree = &tree;
+        options.build.composable_kernel = ck;
+        return plan_from_problems(problems, parse_target_list("gfx90a:sramecc+:xnack-_104"), options);
+    };
+    const auto has_transpose = [](const Plan& plan) {
+        return std::any_of(plan.builds.begin(), plan.builds.end(),
+                           [](const auto& b) { return b.build.kdb_name() == "batched_transpose.cpp.o"; });
+    };
+    const Plan with = plan_with(true);
+    EXPECT_TRUE(has_transpose(with));
+    bool ck_planned = false;
+    for (const auto& c : with.coverage)
+        ck_planned |= c.solver == "ConvHipImplicitGemm3DGroupWrwXdlops" && c.status == CoverageEntry::Status::Planned;
+    EXPECT_TRUE(ck_planned);
+    const Plan without = plan_with(false);
+    EXPECT_FALSE(has_transpose(without));
+    for (const auto& c : without.coverage)
+        if (c.solver == "ConvHipImplicitGemm3DGroupWrwXdlops") {
+            EXPECT_EQ(c.status, CoverageEntry::Status::DefaultOff);
+        }
 }

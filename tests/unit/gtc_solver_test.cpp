@@ -475,3 +475,75 @@ TEST(GtcMIOpenTree, AssemblerOverlayKeepsTheMachineCode) {
         EXPECT_EQ(ours, text_of(reference, tag + "-ref")) << relative;
     }
 }
+
+// ---- the composable-kernel solvers' MIOpen helper kernels (src/plan/solvers/ck/) ----
+//
+// MIOpen 3.3.0 (develop 2d1fd997), src/include/miopen/solver/implicitgemm_ck_util.hpp: an NC(D)HW problem
+// builds four batched transposes with the solution (:481-501; fwd :920-925, bwd :936-941, wrw :951-956),
+// each whatever its shape (no IsSkippable), all in batched_transpose.cpp with no options; N(D)HWC backward
+// weights zeroes dw with SetTensor (:868-873); N(D)HWC forward and backward data run the CK instance alone
+// (:890-909). The tile names are HeuristicGet's (src/hip/batched_transpose_sol.cpp:216-318).
+TEST(CkGoldenKeysWithTree, GroupedSolversTransposeNcdhwProblems) {
+    NEEDS_TREE();
+    // gfx90a68.HIP.fdb.txt: ConvHipImplicitGemm3DGroupWrwXdlops is this line's fastest item (3.42 ms).
+    // x (C 256 x DHW 32768), dy (K 128 x 32768), dw back (ZYX 27 x C 256, batch K), dw-init (C 256 x 27):
+    // every one the least-padded 32x32 dword tile. One kdb key, batched_transpose.cpp.o " -mcpu=gfx90a".
+    EXPECT_EQ(keys("ConvHipImplicitGemm3DGroupWrwXdlops",
+                   "128-32-32-32-3x3x3-256-32-32-32-1-1x1x1-1x1x1-1x1x1-0-NCDHW-FP32-W", "gfx90a_110"),
+              (std::vector<Key>(4, transpose_key("batched_transpose_32x32_dword", "gfx90a"))));
+    // ...3DGroupBwdXdlops heads the backward-data line: dy (K 128 x 32768), w (C 128 x 27, batch K),
+    // dx back (32768 x C 128), dx-init (C 128 x 32768).
+    EXPECT_EQ(keys("ConvHipImplicitGemm3DGroupBwdXdlops",
+                   "128-32-32-32-3x3x3-128-32-32-32-1-1x1x1-1x1x1-1x1x1-0-NCDHW-FP32-B", "gfx90a_110"),
+              (std::vector<Key>(4, transpose_key("batched_transpose_32x32_dword", "gfx90a"))));
+    // A 1x1 filter: the weights transpose is (C 1152 x 1), which the GTC solvers skip and CK's invoker
+    // builds: the long thin 4x256 tile (HeuristicGet's ratio branch, :222-231). x and y-init (C 1152 x HW 49),
+    // y back (49 x 1152). FP16 on gfx942: the gfx94x half list (:117-138).
+    const auto one_by_one = keys("ConvHipImplicitGemmGroupFwdXdlops",
+                                 "1152-7-7-1x1-1152-7-7-1-0x0-1x1-1x1-0-NCHW-FP32-F", "gfx90a_110");
+    ASSERT_EQ(one_by_one.size(), 4u);
+    EXPECT_EQ(one_by_one[1], transpose_key("batched_transpose_4x256_dword", "gfx90a"));
+    for (const auto& key : one_by_one) EXPECT_EQ(key.name, "batched_transpose.cpp.o");
+}
+
+TEST(CkGoldenKeysWithTree, NhwcBackwardWeightsZeroesTheWeightsAndNhwcForwardBuildsNothing) {
+    NEEDS_TREE();
+    // Grouped wrw, NHWC FP16, K 64, C 64, 32 groups, 3x3: dw holds 64 * 2 * 9 = 1152 values, so SetTensor's
+    // one dimension is 2048 work items (tensorocl.cpp:1451-1496, :1553-1559) with the FP16 block.
+    EXPECT_EQ(keys("ConvHipImplicitGemmGroupWrwXdlops",
+                   "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-W_g32", "gfx942_304"),
+              (std::vector<Key>{set_key(kFp16Set, 2048, "gfx942")}));
+    // NDHWC 3-D wrw FP32: K 32, C 16, 3x3x3 -> 32 * 16 * 27 = 13824 values: 16384.
+    EXPECT_EQ(keys("ConvHipImplicitGemm3DGroupWrwXdlops",
+                   "32-8-8-8-3x3x3-16-8-8-8-2-1x1x1-1x1x1-1x1x1-0-NDHWC-NDHWC-NDHWC-FP32-W", "gfx90a_110"),
+              (std::vector<Key>{set_key(kFp32Set, 16384, "gfx90a")}));
+    // NHWC forward and backward data: nothing MIOpen looks up in a kdb.
+    for (const char* name : {"ConvHipImplicitGemmGroupFwdXdlops", "ConvHipImplicitGemmGroupBwdXdlops"}) {
+        const auto problem = parse_conv_problem_key(std::string(name).find("Fwd") != std::string::npos
+                                                        ? "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-F"
+                                                        : "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-B");
+        EXPECT_TRUE(find_solver(name)->kernels_in_library(ConvView{problem})) << name;
+    }
+}
+
+TEST(CkGoldenKeysWithTree, AppliesWhereMiopenAsksCkAndNowhereElse) {
+    NEEDS_TREE();
+    const char* nchw = "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NCHW-FP32-F";
+    EXPECT_TRUE(applicable("ConvHipImplicitGemmGroupFwdXdlops", nchw, "gfx90a_110"));  // groups 1 too
+    EXPECT_TRUE(applicable("ConvHipImplicitGemmGroupFwdXdlops", nchw, "gfx908_120"));
+    // is_ck_whitelist (ck_utility_common.hpp:72-77): no RDNA card.
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmGroupFwdXdlops", nchw, "gfx1100_48"));
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmGroupFwdXdlops", nchw, "gfx1030_36"));
+    // Is2d / Is3d, the direction, one data type (HasMixedDataTypes), casts (grouped fwd :500).
+    EXPECT_FALSE(applicable("ConvHipImplicitGemm3DGroupFwdXdlops", nchw, "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmGroupBwdXdlops", nchw, "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmGroupFwdXdlops", "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NCHW-INT8INT8INT32-F",
+                            "gfx90a_110"));
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmGroupFwdXdlops", "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NCHW-FP16-F_ciFP8",
+                            "gfx90a_110"));
+    // F16F8F16 wrw: FP16 NHWC with In FP8 and Out BF8 casts (f16f8f16_wrw :327-329).
+    EXPECT_TRUE(applicable("ConvHipImplicitGemmF16F8F16WrwXdlops",
+                           "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-W_ciFP8_coBFP8", "gfx942_304"));
+    EXPECT_FALSE(applicable("ConvHipImplicitGemmF16F8F16WrwXdlops",
+                            "64-28-28-3x3-64-28-28-8-1x1-1x1-1x1-0-NHWC-NHWC-NHWC-FP16-W", "gfx942_304"));
+}

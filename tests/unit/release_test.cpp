@@ -65,6 +65,30 @@ TEST(Release, ThreeShardsMergeToTheUnshardedBytes) {
     expect_same_kdbs(dir / "whole", dir / "merged");
 }
 
+// More shards than a target has kernels (the demo plans a few per target): some shards hold
+// nothing for a target and write it an empty kdb, and the merge is still the unsharded build.
+TEST(Release, ShardsWithNothingForATargetWriteEmptyKdbsAndTheMergeIsWhole) {
+    test::TempDir dir;
+    const std::string cache = (dir / "cache").string();
+    ASSERT_EQ(build({"-o", (dir / "whole").string(), "--cache-dir", cache}).exit_code, 0);
+    std::size_t whole = 0;
+    for (const auto& name : kKdbs) whole += read_kdb(dir / "whole" / name).size();
+    const int count = static_cast<int>(whole) + 3;
+    std::vector<std::string> merge{"merge", (dir / "merged").string()};
+    std::size_t empty = 0;
+    for (int k = 1; k <= count; ++k) {
+        const auto out = dir / ("shard" + std::to_string(k));
+        const auto run = build({"-o", out.string(), "--cache-dir", cache, "--shard", fmt::format("{}/{}", k, count)});
+        ASSERT_EQ(run.exit_code, 0) << k << "/" << count << "\n" << run.output;
+        for (const auto& name : kKdbs) empty += read_kdb(out / name).empty();
+        merge.push_back(out.string());
+    }
+    EXPECT_GT(empty, 0u);
+    const auto merged = run_kdbgen(merge);
+    ASSERT_EQ(merged.exit_code, 0) << merged.output;
+    expect_same_kdbs(dir / "whole", dir / "merged");
+}
+
 TEST(Release, ReproducibleAcrossJobsCachesAndTime) {
     test::TempDir dir;
     const std::string cache = (dir / "cache").string();

@@ -735,13 +735,14 @@ TransposeParam transpose_heuristic(const MiopenTree& tree, int data_size, const 
 
 }  // namespace
 
-void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeNeed>& needs, const SolverContext& ctx) {
+void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeNeed>& needs, const SolverContext& ctx,
+                    bool skip_trivial) {
     for (const auto& need : needs) {
         // Default2Nhwc is (batch n, height c, width h*w); Nhwc2Default (n, h*w, c) (batched_transpose_sol.hpp:94-124).
         const auto hw = static_cast<std::uint32_t>(need.h * need.w);
         const std::uint32_t height = need.kind == Transpose::Default2Nhwc ? static_cast<std::uint32_t>(need.c) : hw;
         const std::uint32_t width = need.kind == Transpose::Default2Nhwc ? hw : static_cast<std::uint32_t>(need.c);
-        if (height == 1 || width == 1) continue;  // IsSkippable (:413-418)
+        if (skip_trivial && (height == 1 || width == 1)) continue;  // IsSkippable (:413-418)
         const int data_size = need.type == DataType::Int8 ? 1 : (need.type == DataType::Half || need.type == DataType::BFloat16) ? 2 : 4;
         const TransposeParam k = transpose_heuristic(*ctx.tree, data_size, ctx.target, height, width);
         // GetKernelName (:178-190); GetKernelInfo (:335-361): batched_transpose.cpp, no options.

@@ -142,7 +142,10 @@ struct TransposeNeed {
     DataType type;
     long n, c, h, w;
 };
-void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeNeed>& needs, const SolverContext& ctx);
+// A transpose with a height or width of 1 is left out, as the GTC solvers' IsSkippable does
+// (batched_transpose_sol.cpp:405-410, MIOpen 3.3.0); the CK invokers build every one (skip_trivial false).
+void add_transposes(std::vector<SolverKernel>& out, const std::vector<TransposeNeed>& needs, const SolverContext& ctx,
+                    bool skip_trivial = true);
 
 // Why a GTC solver plans nothing: its tables come from ctx.tree, or (NCHW) no table row fits.
 inline constexpr std::string_view kNoKernelsReason =
