@@ -1,14 +1,8 @@
 #!/bin/bash
-# Slurm job array: one shard per task, then a dependent merge job.
-#   sbatch docs/ci/slurm-array.sh && sbatch --dependency=afterok:<id> --wrap \
-#     "kdbgen merge $SHARED/kdb $SHARED/shards/*"
-#SBATCH --job-name=miopen-kdb
-#SBATCH --array=1-16
-#SBATCH --cpus-per-task=16
-#SBATCH --mem=16G
-set -euo pipefail
-SHARED=${SHARED:-/nfs/kdbgen}
-kdbgen build --miopen-src "$SHARED/MIOpen" \
-    --targets gfx900,gfx906,gfx908,gfx90a,gfx942,gfx1030 \
-    --cache-dir "$SHARED/cache" -j "$SLURM_CPUS_PER_TASK" \
-    --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT" -o "$SHARED/shards/$SLURM_ARRAY_TASK_ID"
+# Slurm: tools/slurm/kdbgen-slurm-build submits the shard array and the merge as one chain,
+# resubmits shards that did not finish, verifies the merged kdbs and fails on any fault
+# (docs/packaging.md, "Slurm"). This file's former job (16 shards of every architecture of a
+# MIOpen 3.2/3.3 tree on a shared folder), through it:
+exec "$(dirname "$0")/../../tools/slurm/kdbgen-slurm-build" --shards 16 --shared "${SHARED:-/nfs/kdbgen}" \
+    --miopen-src "${SHARED:-/nfs/kdbgen}/MIOpen" --targets gfx900,gfx906,gfx908,gfx90a,gfx942,gfx1030 \
+    --cpus-per-task 16 --mem 16G "$@"

@@ -290,6 +290,7 @@ std::uint64_t BuildCache::clear() {
     // Only kdbgen's own subfolders, and only in a tagged cache (ExistingOnly).
     fs::remove_all(dir_ / "find-db", ec);  // unpacked find-dbs (read_find_db)
     fs::remove_all(dir_ / "plan", ec);     // plans (plan_cache.hpp)
+    fs::remove_all(dir_ / "engine", ec);   // the MIOpen engine's kernels and settled problems (engine_cache.hpp)
     return trim(0);
 }
 
