@@ -43,10 +43,19 @@ public:
     std::map<KdbKey, Bytes> kernels(const Target& target) const;
     void store_kernel(const Target& target, const KdbKey& key, const Bytes& code);
 
-    // The keys a problem (its replay line) asked for on this card when it was
-    // last settled there; nullopt when it never was with this library and db.
-    std::optional<std::vector<KdbKey>> problem(const Target& card, const std::string& line) const;
-    void store_problem(const Target& card, const std::string& line, const std::vector<KdbKey>& asked);
+    // What a problem (its replay line) asked for on this card when it was
+    // last settled there: the keys MIOpen found, and those no one can build
+    // (a kernel source the installation lacks); nullopt when it never was
+    // with this library and db.
+    struct Settled {
+        std::vector<KdbKey> asked, unbuildable;
+        // Why MIOpen failed the problem when that follows from the installation
+        // (a source it lacks: it fails the same way every run); empty when it passed.
+        std::string failure;
+        bool operator==(const Settled&) const = default;
+    };
+    std::optional<Settled> problem(const Target& card, const std::string& line) const;
+    void store_problem(const Target& card, const std::string& line, const Settled& settled);
 
     const fs::path& dir() const { return dir_; }
 

@@ -96,6 +96,8 @@ struct KernelLookups {
     // The time its compiles took as the log's elapsed-time prefix shows it
     // (MIOpen 3.5 compiles in-process, where no wrapper can time them).
     double compile_seconds = 0;
+    bool compiling = false;   // between a miss and its save: the lines' elapsed times add up
+    double compiling_ms = 0;
     std::vector<std::string> kdb_unreadable;  // SQLite refused a kdb: not a database, malformed
     // Kernel sources this MIOpen does not have ("Failed to load kernel source:
     // Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s": Debian's 3.5.1 ships no

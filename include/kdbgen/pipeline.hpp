@@ -119,6 +119,9 @@ struct EngineRequest {
     // Instead of building: install these kdbs and report what MIOpen still
     // compiles (MIOpenDriver when installed, else the replay); writes nothing.
     std::optional<fs::path> check_kdbs;
+    // The check's client: MIOpenDriver where installed (one process per problem and way, as a
+    // user runs it), or kdbgen's replay (many problems a process: a whole corpus' check).
+    enum class CheckClient { Auto, Driver, Replay } check_client = CheckClient::Auto;
 };
 
 struct BuildRequest {

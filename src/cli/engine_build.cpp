@@ -50,6 +50,11 @@ void EngineFlags::add_to(CLI::App& app) {
                    "user db each; the replay where the installation has no driver), and report what MIOpen still "
                    "compiles; writes no kdb; exit 1 when it compiles anything, a problem fails or MIOpen cannot read "
                    "a kdb");
+    app.add_option("--check-client", check_client,
+                   "with --check-kdbs: auto (MIOpenDriver where installed, else the replay), driver (MIOpen's own "
+                   "MIOpenDriver, one process per problem and way, as a user runs it) or replay (kdbgen's replay, "
+                   "many problems a process: the check of a whole corpus)")
+        ->check(CLI::IsMember({"auto", "driver", "replay"}));
     app.add_option("--engine-rounds", rounds,
                    "with --engine miopen: replay each card until MIOpen, with the kernels so far installed as its "
                    "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
@@ -217,6 +222,9 @@ EngineRequest EngineFlags::request() const {
     if (!check_kdbs.empty()) request.check_kdbs = check_kdbs;
     request.rounds = rounds;
     request.first_problems = first_problems;
+    request.check_client = check_client == "driver"   ? EngineRequest::CheckClient::Driver
+                           : check_client == "replay" ? EngineRequest::CheckClient::Replay
+                                                      : EngineRequest::CheckClient::Auto;
     request.problem_timeout = problem_timeout;
     request.compile_timeout = compile_timeout;
     return request;

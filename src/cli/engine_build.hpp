@@ -18,6 +18,7 @@ struct EngineFlags {
     std::string library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
     std::string root = "/";
     std::string check_kdbs;  // a folder of kdbs to check instead of building
+    std::string check_client = "auto";
     std::string miopen_db;   // MIOpen's system db folder, when not the installed one
     std::string helper_dir;
     unsigned rounds = 4;

@@ -18,7 +18,7 @@ namespace {
 constexpr std::string_view kKernelKind = "engine-kernel";
 constexpr std::string_view kProblemKind = "engine-problem";
 // Bumped when the same library and problem would be stored differently.
-constexpr std::string_view kEngineCacheRules = "kdbgen engine cache 1: handle per problem, settled lookups";
+constexpr std::string_view kEngineCacheRules = "kdbgen engine cache 2: handle per problem, settled lookups, unbuildable keys";
 
 std::string key_digest(const KdbKey& key) {
     Sha256 hash;
@@ -133,28 +133,39 @@ void EngineCache::store_kernel(const Target& target, const KdbKey& key, const By
                       {key.kernel_name, "\n", key.kernel_args, "\n", std::string_view(code.data(), code.size())});
 }
 
-std::optional<std::vector<KdbKey>> EngineCache::problem(const Target& card, const std::string& line) const {
+std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, const std::string& line) const {
     const fs::path path = problem_path(card, line);
     const auto payload = read_entry(path, kProblemKind, path.stem().string());
     if (!payload) return std::nullopt;
-    // The line first (a digest collision is no hit), then name \t args per key.
+    // The line first (a digest collision is no hit), then "name \t args" per key found,
+    // "!name \t args" per key no one can build, "#fail why" for a failure that repeats.
     const auto lines = split(*payload, '\n');
     if (lines.empty() || lines.front() != line) return std::nullopt;
-    std::vector<KdbKey> keys;
+    Settled settled;
     for (std::size_t i = 1; i < lines.size(); ++i) {
-        if (lines[i].empty()) continue;
-        const auto tab = lines[i].find('\t');
-        if (tab == std::string::npos) return std::nullopt;
-        keys.push_back({std::string(lines[i].substr(0, tab)), std::string(lines[i].substr(tab + 1))});
+        std::string_view text = lines[i];
+        if (text.empty()) continue;
+        if (text.starts_with("#fail ")) {
+            settled.failure = std::string(text.substr(6));
+            continue;
+        }
+        const bool unbuildable = text.front() == '!';
+        if (unbuildable) text.remove_prefix(1);
+        const auto tab = text.find('\t');
+        if (tab == std::string_view::npos) return std::nullopt;
+        (unbuildable ? settled.unbuildable : settled.asked)
+            .push_back({std::string(text.substr(0, tab)), std::string(text.substr(tab + 1))});
     }
-    return keys;
+    return settled;
 }
 
-void EngineCache::store_problem(const Target& card, const std::string& line, const std::vector<KdbKey>& asked) {
+void EngineCache::store_problem(const Target& card, const std::string& line, const Settled& settled) {
     const fs::path path = problem_path(card, line);
     fs::create_directories(path.parent_path());
     std::string text = line + "\n";
-    for (const auto& key : asked) text += key.kernel_name + "\t" + key.kernel_args + "\n";
+    for (const auto& key : settled.asked) text += key.kernel_name + "\t" + key.kernel_args + "\n";
+    for (const auto& key : settled.unbuildable) text += "!" + key.kernel_name + "\t" + key.kernel_args + "\n";
+    if (!settled.failure.empty()) text += "#fail " + settled.failure + "\n";
     write_cache_entry(path, kProblemKind, path.stem().string(), {text});
 }
 

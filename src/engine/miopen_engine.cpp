@@ -256,8 +256,15 @@ ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::
     auto deadline = std::chrono::steady_clock::now() + limit;
     std::string pending;
     char buffer[65536];
+    // KDBGEN_ENGINE_TRACE=FILE: every line every client wrote, for whoever debugs the engine.
+    static const char* trace_path = std::getenv("KDBGEN_ENGINE_TRACE");
+    static std::mutex trace_mutex;
     const auto deliver = [&](std::string_view text) {
         while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+        if (trace_path) {
+            const std::lock_guard lock(trace_mutex);
+            std::ofstream(trace_path, std::ios::app) << text << '\n';
+        }
         if (text.starts_with("kdbgen-sandbox: ")) end.sandbox_failure = std::string(text.substr(16));
         if (on_line(text)) deadline = std::chrono::steady_clock::now() + limit;
     };
@@ -921,11 +928,14 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         // Settled in an earlier run with this library and system db, and every
         // key it asked for is at hand: replaying it would load them all.
         if (cache)
-            if (const auto asked = cache->problem(card, *lines[i]);
-                asked && std::all_of(asked->begin(), asked->end(), [&](const KdbKey& key) { return known.count(key); })) {
-                outcome.ok = true;
+            if (const auto hit = cache->problem(card, *lines[i]);
+                hit && std::all_of(hit->asked.begin(), hit->asked.end(), [&](const KdbKey& key) { return known.count(key); })) {
+                outcome.ok = hit->failure.empty();
+                outcome.message = hit->failure;
                 outcome.from_cache = true;
-                outcome.asked.insert(asked->begin(), asked->end());
+                outcome.asked.insert(hit->asked.begin(), hit->asked.end());
+                outcome.asked.insert(hit->unbuildable.begin(), hit->unbuildable.end());
+                outcome.without_source = hit->unbuildable;
                 settled[i] = outcome.asked;
                 ++total.from_cache;
                 continue;
@@ -1013,8 +1023,16 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
                 continue;
             }
             settled[i] = total.outcomes[i].asked;
-            if (cache && total.outcomes[i].ok && lines[i])
-                cache->store_problem(card, *lines[i], {settled[i]->begin(), settled[i]->end()});
+            // Kept for the next run when it passed, or failed for what the installation lacks (a
+            // kernel source: it fails the same way every time); a crash or a timeout is tried again.
+            const ReplayOutcome& done = total.outcomes[i];
+            const bool repeats = done.ok || (!done.timed_out && !done.without_source.empty() && done.failed_compiles.empty());
+            if (cache && repeats && lines[i]) {
+                EngineCache::Settled entry;
+                for (const auto& key : *settled[i]) (known.count(key) ? entry.asked : entry.unbuildable).push_back(key);
+                if (!done.ok) entry.failure = done.message;
+                cache->store_problem(card, *lines[i], entry);
+            }
         }
         total.rounds.push_back(stats);
         pending = std::move(still);

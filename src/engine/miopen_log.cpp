@@ -53,8 +53,7 @@ std::string_view define_name(std::string_view token) {
 
 // With MIOPEN_ENABLE_LOGGING_ELAPSED_TIME the prefix carries the milliseconds
 // since MIOpen's previous log line ("MIOpen(HIP)   812.345: ...",
-// src/logger.cpp:192-196, MIOpen 3.3.0). Before a save, that is the compile:
-// nothing is logged while the kernel builds. 0 without the prefix.
+// src/logger.cpp:192-196, MIOpen 3.3.0). 0 without the prefix.
 double elapsed_ms(std::string_view line) {
     if (!line.starts_with("MIOpen")) return 0;
     const auto close = line.find(')');
@@ -69,17 +68,22 @@ double elapsed_ms(std::string_view line) {
 }  // namespace
 
 bool read_miopen_log_line(std::string_view line, KernelLookups& lookups) {
+    // Between a miss and its save MIOpen compiles; nothing it logs meanwhile takes time of its own.
+    if (lookups.compiling) lookups.compiling_ms += elapsed_ms(line);
     if (auto key = key_after(line, "Loading binary for: ")) {
         lookups.asked.insert(std::move(*key));
         return true;
     }
     if (auto key = key_after(line, "Unable to load binary for: ")) {
         lookups.missed.insert(std::move(*key));
+        if (!lookups.compiling) lookups.compiling_ms = 0;
+        lookups.compiling = true;
         return true;
     }
     if (auto key = key_after(line, "Saving binary for: ")) {
         lookups.saved.insert(std::move(*key));
-        lookups.compile_seconds += elapsed_ms(line) / 1000;
+        lookups.compile_seconds += lookups.compiling_ms / 1000;
+        lookups.compiling = false;
         return true;
     }
     if (key_after(line, "Successfully loaded binary for: ")) return true;

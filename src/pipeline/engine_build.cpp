@@ -227,9 +227,14 @@ BuildReport build_with_engine(const BuildRequest& request) {
     const ProblemSet& mine = shard ? problems : all;
     engine.problems = mine.entries().size();
 
-    const std::optional<fs::path> driver = checking ? installed_driver(setup) : std::nullopt;
+    const auto client = request.miopen.check_client;
+    const std::optional<fs::path> driver =
+        checking && client != EngineRequest::CheckClient::Replay ? installed_driver(setup) : std::nullopt;
+    if (checking && client == EngineRequest::CheckClient::Driver && !driver)
+        throw InputError(fmt::format("--check-client driver: {} has no MIOpenDriver (Debian: libmiopen1-tests)",
+                                     setup.root.string()));
     engine.client = driver ? "MIOpenDriver" : "kdbgen-miopen-replay";
-    if (checking && !driver && !request.quiet)
+    if (checking && !driver && client == EngineRequest::CheckClient::Auto && !request.quiet)
         fmt::print(stderr, "kdbgen: {} has no MIOpenDriver (Debian: libmiopen1-tests): checking with kdbgen's replay\n",
                    setup.root.string());
     // The cache (not for a check: it must see what MIOpen itself does with the kdbs given).

@@ -1275,7 +1275,7 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
     {
         EngineCache cache(dir, "library-a", "db-1");
         cache.store_kernel(card36, key, code);
-        cache.store_problem(card36, "conv dir=F x=1,2,3,4", {key});
+        cache.store_problem(card36, "conv dir=F x=1,2,3,4", {{key}, {{"Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s.o", " -mcpu=gfx1030"}}, ""});
     }
     EngineCache cache(dir, "library-a", "db-1");
     // Kernels belong to the processor (its DbId): every card of it is served.
@@ -1283,7 +1283,12 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
     ASSERT_EQ(kernels.size(), 1u);
     EXPECT_EQ(kernels.at(key), code);
     // A settled problem belongs to its card, this system db and its exact line.
-    EXPECT_EQ(cache.problem(card36, "conv dir=F x=1,2,3,4"), std::optional<std::vector<KdbKey>>({key}));
+    const auto settled = cache.problem(card36, "conv dir=F x=1,2,3,4");
+    ASSERT_TRUE(settled);
+    EXPECT_EQ(settled->asked, std::vector<KdbKey>({key}));
+    // A key it asked for and MIOpen cannot build (a source the installation lacks) stays named.
+    ASSERT_EQ(settled->unbuildable.size(), 1u);
+    EXPECT_EQ(settled->unbuildable[0].kernel_name, "Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s.o");
     EXPECT_FALSE(cache.problem(card40, "conv dir=F x=1,2,3,4"));
     EXPECT_FALSE(cache.problem(card36, "conv dir=F x=1,2,3,5"));
     EXPECT_FALSE(EngineCache(dir, "library-a", "db-2").problem(card36, "conv dir=F x=1,2,3,4"));
