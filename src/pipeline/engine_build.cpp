@@ -273,6 +273,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
             if (checking && !request.quiet)
                 fmt::print(stderr, "kdbgen: {}: checking {} problems through {}\n", card.spec(), engine.problems,
                            engine.client);
+            if (checking) progress.start_round(card, 0, engine.problems);
             CardReplay replay = !checking ? replay_card_to_fixpoint(setup, card, mine, request.miopen.rounds,
                                                                     kernels->second, cache.get())
                                 : driver ? check_card_with_driver(setup, card, mine, *driver)

@@ -152,7 +152,8 @@ TEST(KeyFamilies, NaiveConvolutionGetsEveryTypeInBothForms) {
 // disabled_by_default and the list's), and the list's would be dead text.
 TEST(ExternalSolvers, NeverOverlapTheCatalog) {
     const auto names = external_solver_names();
-    ASSERT_GT(names.size(), 30u);
+    // 28 since the seven CK solvers that run MIOpen kernels around CK's moved to the catalog (issue #39).
+    ASSERT_GE(names.size(), 28u);
     for (const auto name : names) {
         EXPECT_EQ(find_solver(name), nullptr) << name << " is ported: take it out of src/plan/external_solvers.cpp";
         EXPECT_TRUE(external_solver(name)) << name;
