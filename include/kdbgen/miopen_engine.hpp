@@ -22,6 +22,8 @@
 
 namespace kdbgen {
 
+class EngineCache;  // engine_cache.hpp
+
 // The line kdbgen-miopen-replay reads for a problem (src/engine/replay/main.cpp
 // documents the format), or nullopt with the reason in *why when the replay
 // cannot express it (e.g. a cast-type convolution).
@@ -229,7 +231,6 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
 // replayed when every key they asked for is known; new kernels and settled
 // problems are stored. The card's records are the keys its settled problems
 // asked for.
-class EngineCache;
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache = nullptr);
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
