@@ -112,6 +112,9 @@ struct KernelLookups {
     // Missed keys whose source MIOpen lacks: it cannot build them, a kdb that
     // held them would serve them.
     std::vector<KdbKey> without_source() const;
+    // Whether it missed a key whose source MIOpen has: a compile was tried.
+    bool missed_a_buildable_key() const;
+    bool source_missing(const KdbKey& key) const;
     void add(const KernelLookups& other);
 };
 // Reads one line of MIOpen's log into lookups; false when the line is none of
@@ -211,10 +214,21 @@ void read_user_kdb(const fs::path& ukdb, const Target& card, const fs::path& lib
 // models), as a path inside it; nullopt when the installation has none.
 std::optional<fs::path> installed_system_db(const EngineSetup& setup);
 
+// What a replay is for. A build takes every key each problem asks for, so
+// every problem runs on a MIOpen handle of its own: a handle keeps the
+// programs and invokers it made, and a later problem needing one would not
+// look it up. A check asks only whether MIOpen compiles anything with the kdbs
+// installed, so its processes run their problems on one handle each, as a
+// framework's process does: what a handle holds came from the kdb (else the
+// compile was seen), and the problems that compiled anything are replayed
+// again on handles of their own to tell unstable keys.
+enum class ReplayPurpose { Build, Check };
+
 // Replays the problems on one card (a target with its CU count). Throws
 // InputError when the library cannot be loaded at all (naming it and why);
 // a problem MIOpen throws on, or a replay that crashes, is an outcome.
-CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems);
+CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                       ReplayPurpose purpose = ReplayPurpose::Build);
 
 // What MIOpen compiles depends on what it finds: with some kernels in its
 // system kdb, its Find goes on to solutions it had not reached (MIOpen 3.5.1

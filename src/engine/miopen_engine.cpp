@@ -447,6 +447,7 @@ struct PassSpec {
     // user kdb of the slice's pass before, so that a kernel one pass built is
     // loaded by the next, not built again. Lookups are logged either way.
     fs::path seed_cache;
+    bool one_handle = false;  // the process's problems share a MIOpen handle (ReplayPurpose::Check)
 };
 
 // Runs the problems through replay processes, a new one (with an empty user
@@ -475,7 +476,7 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
         environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view.string());
         const std::vector<std::string> arguments{(run.root_view / "kdbgen-miopen-replay").string(),
                                                  setup.library.string(), (view / "problems.txt").string(),
-                                                 mode_name(spec.mode)};
+                                                 mode_name(spec.mode), spec.one_handle ? "one-handle" : "handle-each"};
         std::optional<std::size_t> current;
         auto current_since = std::chrono::steady_clock::now();
         Tail tail;
@@ -774,7 +775,8 @@ void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
 
 }  // namespace
 
-CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems) {
+CardReplay replay_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                       ReplayPurpose purpose) {
     const auto started = std::chrono::steady_clock::now();
     if (card.arch_wide()) throw std::logic_error("replay_card needs a card (a target with its CU count)");
     CardReplay report;
@@ -806,7 +808,11 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     //   C  find mode again, reversed, for the convolutions that missed in A
     //   D  immediate mode again, for the convolutions that missed in B
     // A convolution's keys are compared between A and C, and B and D; any
-    // other problem's (one way to run it) between A and B.
+    // other problem's (one way to run it) between A and B. A check's A and B
+    // share a handle per process, so what a problem asks there depends on the
+    // problems before it: every problem that missed goes to C and D (on
+    // handles of their own), and each is compared only with those.
+    const bool checking = purpose == ReplayPurpose::Check;
     const auto is_conv = [&](std::size_t i) { return std::holds_alternative<ConvProblem>(entries[i]->problem); };
     const unsigned jobs = std::max(1u, std::min<unsigned>(setup.jobs, static_cast<unsigned>(std::max<std::size_t>(1, lines.size()))));
     // Dealt to the processes by expected cost (shard.hpp's rule), each slice in list order.
@@ -828,14 +834,18 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             auto& r = slice_results[s];
             const auto& forward = slices[s];
             const std::vector<std::size_t> reversed(forward.rbegin(), forward.rend());
-            r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines, {ReplayMode::Find, 0, true, {}});
+            r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines,
+                           {ReplayMode::Find, 0, true, {}, checking});
             if (!r.a.load_failure.empty()) return;
             r.b = run_pass(setup, card, run, slice_dir / "b", reversed, lines,
-                           {ReplayMode::Immediate, 1, false, r.a.last_cache});
+                           {ReplayMode::Immediate, 1, false, r.a.last_cache, checking});
+            // Again: the problems that tried to compile. A miss whose source
+            // MIOpen lacks is no compile, and the same in every process.
             const auto missed_in = [&](const PassResult& pass, const std::vector<std::size_t>& order) {
                 std::vector<std::size_t> again;
                 for (const std::size_t i : order)
-                    if (is_conv(i) && pass.lookups.count(i) && !pass.lookups.at(i).missed.empty()) again.push_back(i);
+                    if ((checking || is_conv(i)) && pass.lookups.count(i) && pass.lookups.at(i).missed_a_buildable_key())
+                        again.push_back(i);
                 return again;
             };
             r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), lines,
@@ -884,7 +894,12 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
         };
         compare(r.a, r.c, true);
         compare(r.b, r.d, true);
-        compare(r.a, r.b, false);
+        if (checking) {
+            compare(r.a, r.c, false);
+            compare(r.b, r.d, false);
+        } else {
+            compare(r.a, r.b, false);
+        }
     }
 
     for (std::size_t i = 0; i < lines.size(); ++i)
@@ -1261,7 +1276,7 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
         if (!is_unstable(report.unstable, key)) report.still_compiled.push_back(key);
     for (auto& [key, code] : kernels) report.records.push_back({key, std::move(code)});
     if (!for_replay.entries().empty()) {
-        CardReplay replayed = replay_card(setup, card, for_replay);
+        CardReplay replayed = replay_card(setup, card, for_replay, ReplayPurpose::Check);
         report.outcomes.insert(report.outcomes.end(), replayed.outcomes.begin(), replayed.outcomes.end());
         report.skipped += replayed.skipped;
         report.lookups += replayed.lookups;

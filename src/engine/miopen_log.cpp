@@ -119,11 +119,7 @@ std::vector<KdbKey> never_built(const KernelLookups& lookups, bool source_missin
     std::vector<KdbKey> found;
     for (const auto& key : lookups.missed) {
         const auto base = without_mcpu(key);
-        // The key names the object ("X.s.o"), the error its source ("X.s").
-        const std::string source = key.kernel_name.ends_with(".o")
-                                       ? key.kernel_name.substr(0, key.kernel_name.size() - 2)
-                                       : key.kernel_name;
-        if (lookups.missing_sources.count(source) != static_cast<std::size_t>(source_missing)) continue;
+        if (lookups.source_missing(key) != source_missing) continue;
         if (!built.count(base) && reported.insert(base).second) found.push_back(key);
     }
     return found;
@@ -131,7 +127,16 @@ std::vector<KdbKey> never_built(const KernelLookups& lookups, bool source_missin
 
 }  // namespace
 
+bool KernelLookups::source_missing(const KdbKey& key) const {
+    // The key names the object ("X.s.o"), the error its source ("X.s").
+    const std::string_view name = key.kernel_name;
+    return missing_sources.count(std::string(name.ends_with(".o") ? name.substr(0, name.size() - 2) : name)) != 0;
+}
+
 std::vector<KdbKey> KernelLookups::failed_compiles() const { return never_built(*this, false); }
+bool KernelLookups::missed_a_buildable_key() const {
+    return std::any_of(missed.begin(), missed.end(), [&](const KdbKey& key) { return !source_missing(key); });
+}
 std::vector<KdbKey> KernelLookups::without_source() const { return never_built(*this, true); }
 
 void KernelLookups::add(const KernelLookups& other) {

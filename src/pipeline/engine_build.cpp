@@ -277,7 +277,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
             CardReplay replay = !checking ? replay_card_to_fixpoint(setup, card, mine, request.miopen.rounds,
                                                                     kernels->second, cache.get())
                                 : driver ? check_card_with_driver(setup, card, mine, *driver)
-                                         : replay_card(setup, card, mine);
+                                         : replay_card(setup, card, mine, ReplayPurpose::Check);
             progress.end_line();
             if (checking && !driver) {
                 // The replay alone: whatever it compiled with the kdbs installed, less unstable keys.

@@ -6,6 +6,7 @@
 #include "kdbgen/codeobject.hpp"
 #include "kdbgen/compile.hpp"
 #include "kdbgen/engine_cache.hpp"
+#include "kdbgen/kdb.hpp"
 #include "kdbgen/miopen_engine.hpp"
 #include "kdbgen/shard.hpp"
 
@@ -138,6 +139,17 @@ TEST(MiopenLog, LookupsMissesAndSavesPerKey) {
     EXPECT_EQ(lookups.failed_compiles().size(), 1u);
     ASSERT_EQ(lookups.without_source().size(), 1u);
     EXPECT_EQ(lookups.without_source()[0].kernel_name, "Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s.o");
+    // Which problems are replayed again to tell unstable keys: those that tried to compile something.
+    EXPECT_TRUE(lookups.missed_a_buildable_key());
+    KernelLookups only_sourceless;
+    read_miopen_log_line("MIOpen(HIP): Info2 [LoadBinary] Loading binary for: naive_conv.cpp.o; args: " + args,
+                         only_sourceless);
+    EXPECT_FALSE(only_sourceless.missed_a_buildable_key());
+    read_miopen_log_line("MIOpen(HIP): Info2 [LoadBinary] Unable to load binary for: "
+                         "Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s.o; args: -mcumode -mcpu=gfx1030", only_sourceless);
+    read_miopen_log_line("MIOpen Error: vm:build/kernel.cpp:444: Failed to load kernel source: "
+                         "Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s", only_sourceless);
+    EXPECT_FALSE(only_sourceless.missed_a_buildable_key());
     EXPECT_TRUE(read_miopen_log_line("MIOpen Error: src/sqlite_db.cpp:226: Internal error while accessing SQLite "
                                      "database: file is not a database", lookups));
     EXPECT_EQ(lookups.kdb_unreadable.size(), 1u);
@@ -689,6 +701,52 @@ TEST_P(DebianMiopen, GeneratedProblemsCompileNothingInMiopensOwnDriver) {
     EXPECT_EQ(checked.exit_code, check["failed_problems"].get<int>() ? 1 : 0) << checked.output;
     for (const auto& key : check["targets"][0]["cards"][0]["unstable_keys"])
         EXPECT_TRUE(key["kernel_name"].get<std::string>().starts_with("MIOpenBatchNorm")) << key.dump();
+    fs::remove_all(work);
+}
+
+TEST_P(DebianMiopen, TheReplayCheckNamesEachKernelTheKdbLacksThoughItsProblemsShareAHandle) {
+    // The check's replay runs a process's problems on one handle, as a
+    // framework does (ReplayPurpose::Check). A kernel two problems need is
+    // then looked up once; taken out of the kdb, it must still be named.
+    const fs::path work = scratch("check-one-handle-" + GetParam());
+    std::ofstream(work / "net.log")
+        << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n"
+           "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1 -m avg\n"
+           "MIOpenDriver conv -n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
+           "MIOpenDriver conv -n 4 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n";
+    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                          "gfx1030_36", "--driver-log", (work / "net.log").string(), "--json", "-q"};
+    auto args = common;
+    args.insert(args.end(), {"-o", (work / "out").string()});
+    const auto built = test::run_kdbgen(args);
+    const fs::path kdb = work / "out" / "gfx1030_36.kdb";
+    ASSERT_TRUE(fs::exists(kdb)) << built.output;
+    const auto rows = read_kdb_rows(kdb);
+    ASSERT_GE(rows.size(), 2u) << built.output;
+    const auto check = [&](const fs::path& kdbs) {
+        auto check_args = common;
+        check_args.insert(check_args.end(), {"--check-kdbs", kdbs.string(), "--check-client", "replay"});
+        const auto result = test::run_kdbgen(check_args);
+        return nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    };
+    const auto whole = check(work / "out");
+    EXPECT_EQ(whole["compiled"], 0) << whole.dump(2);
+    // Each of the first rows taken out in turn (the rest stay): that key, compiled, is in the report.
+    for (std::size_t taken = 0; taken < std::min<std::size_t>(rows.size(), 3); ++taken) {
+        const fs::path short_of_one = work / fmt::format("short-{}", taken);
+        fs::create_directories(short_of_one);
+        std::vector<KdbRecord> kept;
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            if (i != taken) kept.push_back({rows[i].key, decode_row(rows[i])});
+        write_kdb(short_of_one / "gfx1030_36.kdb", kept);
+        const auto report = check(short_of_one);
+        std::set<KdbKey> compiled;
+        for (const auto& key : report["targets"][0]["cards"][0]["still_compiled"])
+            compiled.insert({key["kernel_name"].get<std::string>(), key["kernel_args"].get<std::string>()});
+        EXPECT_TRUE(compiled.count(rows[taken].key))
+            << rows[taken].key.kernel_name << " | " << rows[taken].key.kernel_args << " not named: " << report.dump(2);
+        EXPECT_EQ(compiled.size(), 1u) << report.dump(2);
+    }
     fs::remove_all(work);
 }
 

@@ -3,7 +3,7 @@
 // kdbgen-hip-stub. MIOpen then forms and compiles its own kernels into its user
 // kdb, which kdbgen reads afterwards; the replay itself computes nothing.
 //
-//   kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate]
+//   kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate [handle-each|one-handle]]
 //
 // A convolution is replayed one of the two ways a framework's process runs it
 // (default find), and kdbgen runs each in processes of their own: what MIOpen
@@ -18,6 +18,10 @@
 //              CompileSolution and the *Immediate call (MIOpenDriver -S 0 runs the
 //              first; every one, so that a failing kernel hides no other)
 // Other primitives have one way; they run in either mode.
+//
+// handle-each (the default) gives every problem a MIOpen handle of its own, so
+// that every key it needs is looked up; one-handle runs them all on one, as a
+// framework's process does (kdbgen's check: ReplayPurpose in miopen_engine.hpp).
 //
 // PROBLEMS has one problem a line (src/engine/replay_format.cpp writes it):
 //   <id> conv dir=F|B|W x=N,C,H,W w=K,Cg,Y,X y=N,K,H,W pad=.. stride=.. dil=.. groups=G
@@ -38,7 +42,8 @@
 // "done <id> fail <call>: <MIOpen's status text>"; "note <id> <text>" for a
 // call that failed on the way while the rest went on. kdbgen reads standard
 // error (MIOpen's log) through the same pipe, so MIOpen's lines of a problem
-// come between its start and done.
+// come between its start and done (standard error is buffered and flushed
+// before each of them).
 #include "miopen_api.hpp"
 
 #include <dlfcn.h>
@@ -50,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -500,12 +506,24 @@ void replay(api::Handle handle, const std::string& kind, const Fields& fields, c
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::string mode_name = argc == 4 ? argv[3] : "find";
-    if ((argc != 3 && argc != 4) || (mode_name != "find" && mode_name != "immediate")) {
-        std::fprintf(stderr, "usage: kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate]\n");
+    const std::string mode_name = argc >= 4 ? argv[3] : "find";
+    const std::string handles = argc >= 5 ? argv[4] : "handle-each";
+    if (argc < 3 || argc > 5 || (mode_name != "find" && mode_name != "immediate") ||
+        (handles != "handle-each" && handles != "one-handle")) {
+        std::fprintf(stderr,
+                     "usage: kdbgen-miopen-replay LIBMIOPEN PROBLEMS [find|immediate [handle-each|one-handle]]\n");
         return 2;
     }
     const Mode mode = mode_name == "find" ? Mode::Find : Mode::Immediate;
+    // MIOpen writes each log line to std::cerr, which flushes every insertion
+    // (unitbuf) into the unbuffered stderr: a write(2) a line, at
+    // MIOPEN_LOG_LEVEL=6 10^3 per problem, and as many reads and wake-ups in
+    // kdbgen. Buffered here (the process shares libstdc++'s std::cerr with the
+    // library), a problem's log goes out in a few writes, all before its "done"
+    // line (kdbgen reads the log per problem).
+    static char log_buffer[1 << 16];
+    std::setvbuf(stderr, log_buffer, _IOFBF, sizeof log_buffer);
+    std::cerr.unsetf(std::ios_base::unitbuf);
     Library library;
     try {
         library = load_library(argv[1]);
@@ -524,11 +542,12 @@ int main(int argc, char** argv) {
         std::printf("load-failed miopenCreate: %s\n", library.miopenGetErrorString(status));
         return 3;
     }
-    // Each problem on a handle of its own: MIOpen keeps the programs a handle
-    // built (KernelCache's program map) and a second problem that needs one of
-    // them would never look it up in the kdb. A new handle sees every lookup
-    // the problem makes, as a process running that problem alone does; the
-    // library, its dbs and the stub's device stay loaded.
+    // handle-each: MIOpen keeps the programs a handle built (KernelCache's
+    // program map) and a second problem that needs one of them would never
+    // look it up in the kdb. A new handle sees every lookup the problem makes,
+    // as a process running that problem alone does; the library, its dbs and
+    // the stub's device stay loaded.
+    const bool handle_each = handles == "handle-each";
     bool fresh = true;
     std::string line;
     while (std::getline(problems, line)) {
@@ -540,7 +559,7 @@ int main(int argc, char** argv) {
             const auto equals = token.find('=');
             if (equals != std::string::npos) fields[token.substr(0, equals)] = token.substr(equals + 1);
         }
-        if (!fresh) {
+        if (!fresh && handle_each) {
             library.miopenDestroy(handle);
             handle = nullptr;
             if (const auto status = library.miopenCreate(&handle); status != 0) {
@@ -549,6 +568,7 @@ int main(int argc, char** argv) {
             }
         }
         fresh = false;
+        std::fflush(stderr);
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
         // For kdbgen's compiler wrapper: a compile it stops is logged against this problem.
@@ -558,12 +578,18 @@ int main(int argc, char** argv) {
         if (const char* crash = std::getenv("KDBGEN_REPLAY_CRASH_ON"); crash && id == crash) std::abort();
         if (const char* hang = std::getenv("KDBGEN_REPLAY_HANG_ON"); hang && id == hang)
             for (;;) pause();
+        std::string failure;
         try {
             replay(handle, kind, fields, Notes{id}, mode);
-            std::printf("done %s ok\n", id.c_str());
         } catch (const std::exception& error) {
-            std::printf("done %s fail %s\n", id.c_str(), error.what());
+            failure = error.what();
+            if (failure.empty()) failure = "failed";
         }
+        std::fflush(stderr);
+        if (failure.empty())
+            std::printf("done %s ok\n", id.c_str());
+        else
+            std::printf("done %s fail %s\n", id.c_str(), failure.c_str());
         std::fflush(stdout);
     }
     library.miopenDestroy(handle);
