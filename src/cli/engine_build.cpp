@@ -53,7 +53,8 @@ void EngineFlags::add_to(CLI::App& app) {
     app.add_option("--check-client", check_client,
                    "with --check-kdbs: auto (MIOpenDriver where installed, else the replay), driver (MIOpen's own "
                    "MIOpenDriver, one process per problem and way, as a user runs it) or replay (kdbgen's replay, "
-                   "many problems a process: the check of a whole corpus)")
+                   "many problems a process on one MIOpen handle, as a framework runs them: the check of a "
+                   "whole corpus)")
         ->check(CLI::IsMember({"auto", "driver", "replay"}));
     app.add_option("--engine-rounds", rounds,
                    "with --engine miopen: replay each card until MIOpen, with the kernels so far installed as its "

@@ -837,7 +837,12 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
             r.a = run_pass(setup, card, run, slice_dir / "a", forward, lines,
                            {ReplayMode::Find, 0, true, {}, checking});
             if (!r.a.load_failure.empty()) return;
-            r.b = run_pass(setup, card, run, slice_dir / "b", reversed, lines,
+            // Another primitive runs the same calls in B as in A: a build
+            // compares the two, a check has seen it once already.
+            std::vector<std::size_t> immediate;
+            for (const std::size_t i : reversed)
+                if (!checking || is_conv(i)) immediate.push_back(i);
+            r.b = run_pass(setup, card, run, slice_dir / "b", immediate, lines,
                            {ReplayMode::Immediate, 1, false, r.a.last_cache, checking});
             // Again: the problems that tried to compile. A miss whose source
             // MIOpen lacks is no compile, and the same in every process.
@@ -848,10 +853,14 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
                         again.push_back(i);
                 return again;
             };
+            const auto latest = [](const PassResult& pass, const fs::path& before) {
+                return pass.last_cache.empty() ? before : pass.last_cache;
+            };
+            const fs::path after_b = latest(r.b, r.a.last_cache);
             r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), lines,
-                           {ReplayMode::Find, 1, false, r.b.last_cache});
+                           {ReplayMode::Find, 1, false, after_b});
             r.d = run_pass(setup, card, run, slice_dir / "d", missed_in(r.b, forward), lines,
-                           {ReplayMode::Immediate, 0, false, r.c.last_cache.empty() ? r.b.last_cache : r.c.last_cache});
+                           {ReplayMode::Immediate, 0, false, latest(r.c, after_b)});
         });
     }
     for (auto& thread : threads) thread.join();
