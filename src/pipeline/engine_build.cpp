@@ -178,6 +178,10 @@ EngineSetup setup_of(const BuildRequest& request) {
     setup.problem_timeout = miopen.problem_timeout;
     setup.compile_timeout = miopen.compile_timeout;
     setup.jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+    // Ctrl-C and SIGTERM raise it before the handler stops the clients and
+    // removes the run folder: a replay thread then starts no further pass
+    // into a folder being removed (it did, when a pass had just ended).
+    setup.interrupted = request.interrupted;
     if (miopen.check_kdbs) {
         if (!fs::is_directory(*miopen.check_kdbs))
             throw InputError(located(miopen.check_kdbs->string(), 0, "--check-kdbs: not a folder"));

@@ -309,6 +309,15 @@ protected:
         // Each test's builds start from an empty cache of their own: what MIOpen compiles is what is tested.
         setenv("KDBGEN_CACHE_DIR", scratch("cache").c_str(), 1);
     }
+    // kdbgen build --engine miopen on this root, for one card, over work/net.log; JSON out.
+    std::vector<std::string> engine_build(const fs::path& work, const std::string& card) const {
+        return {"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets", card,
+                "--driver-log", (work / "net.log").string(), "-j", "2", "--json", "-q"};
+    }
+    static ProcessResult build_into(std::vector<std::string> args, const fs::path& out) {
+        args.insert(args.end(), {"-o", out.string()});
+        return test::run_kdbgen(args);
+    }
     fs::path scratch(const std::string& name) {
         const fs::path dir = fs::temp_directory_path() / ("kdbgen-engine-test-" + std::to_string(getpid()) + "-" + name);
         fs::remove_all(dir);
@@ -552,12 +561,8 @@ TEST_P(DebianMiopen, WhatAUsersProcessAsksForIsInTheKdb) {
            "--in_layout NHWC --out_layout NHWC --fil_layout NHWC\n"
            "MIOpenDriver conv -n 2 -c 32 -H 14 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 1 -F 4\n"
            "MIOpenDriver bnorm -n 2 -c 16 -H 8 -W 8 -m 1 --forw 1 -s 0 -r 0\n";
-    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                          "gfx1030_40", "--driver-log", (work / "net.log").string(), "-j", "2",
-                                          "--json", "-q"};
-    auto args = common;
-    args.insert(args.end(), {"-o", (work / "out").string()});
-    const auto built = test::run_kdbgen(args);
+    const auto common = engine_build(work, "gfx1030_40");
+    const auto built = build_into(common, work / "out");
     ASSERT_EQ(built.exit_code, 0) << built.output;
     const auto rows = read_kdb_rows(work / "out" / "gfx1030_40.kdb");
     const auto count = [](const std::string& text, const std::string& what) {
@@ -581,7 +586,7 @@ TEST_P(DebianMiopen, WhatAUsersProcessAsksForIsInTheKdb) {
     if (GetParam() == "sid") {
         EXPECT_TRUE(saved_off) << "batch norm without saved or running results";
     }
-    args = common;
+    auto args = common;
     args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
@@ -714,11 +719,8 @@ TEST_P(DebianMiopen, TheReplayCheckNamesEachKernelTheKdbLacksThoughItsProblemsSh
            "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1 -m avg\n"
            "MIOpenDriver conv -n 2 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n"
            "MIOpenDriver conv -n 4 -c 16 -H 14 -W 14 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 -t 1\n";
-    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                          "gfx1030_36", "--driver-log", (work / "net.log").string(), "--json", "-q"};
-    auto args = common;
-    args.insert(args.end(), {"-o", (work / "out").string()});
-    const auto built = test::run_kdbgen(args);
+    const auto common = engine_build(work, "gfx1030_36");
+    const auto built = build_into(common, work / "out");
     const fs::path kdb = work / "out" / "gfx1030_36.kdb";
     ASSERT_TRUE(fs::exists(kdb)) << built.output;
     const auto rows = read_kdb_rows(kdb);
