@@ -307,8 +307,13 @@ protected:
         if (!test::namespaces_available())
             GTEST_SKIP() << "kdbgen-sandbox needs root or unprivileged user namespaces";
         // Each test's builds start from an empty cache of their own: what MIOpen compiles is what is tested.
-        setenv("KDBGEN_CACHE_DIR", scratch("cache").c_str(), 1);
+        cache = scratch("cache");
+        setenv("KDBGEN_CACHE_DIR", cache.c_str(), 1);
     }
+    void TearDown() override {
+        if (!cache.empty()) fs::remove_all(cache);
+    }
+    fs::path cache;
     // kdbgen build --engine miopen on this root, for one card, over work/net.log; JSON out.
     std::vector<std::string> engine_build(const fs::path& work, const std::string& card) const {
         return {"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets", card,
