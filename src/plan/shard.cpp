@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <map>
-#include <queue>
 #include <numeric>
+#include <queue>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
