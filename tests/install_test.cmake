@@ -5,7 +5,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
-foreach(path bin/kdbgen share/man/man1/kdbgen.1 share/kdbgen/configs/demo/kernels.toml
+foreach(path bin/kdbgen libexec/kdbgen/kdbgen-sandbox libexec/kdbgen/kdbgen-compiler-wrapper
+             share/man/man1/kdbgen.1 share/kdbgen/configs/demo/kernels.toml
              share/kdbgen/configs/networks/resnet50.toml share/kdbgen/kernels/kdbgen_fill.s
              share/kdbgen/hiprtc/include/kdbgen_hiprtc_builtins.h share/doc/kdbgen/packaging.md
              share/kdbgen/slurm/kdbgen-slurm-build)

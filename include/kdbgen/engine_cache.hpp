@@ -15,6 +15,7 @@
 // an entry.
 #pragma once
 
+#include "kdbgen/installation.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/target.hpp"
 
@@ -25,14 +26,7 @@
 
 namespace kdbgen {
 
-struct EngineSetup;
-
-// The digest of the library's bytes, the compiler libraries beside it
-// (libamd_comgr, libhiprtc: MIOpen 3.5 compiles in-process), the real
-// compilers it starts, and the root's package list where it has one (Debian:
-// var/lib/dpkg/status, so that new device libraries count too).
-std::string engine_identity(const EngineSetup& setup);
-
+// identity: engine_identity (installation.hpp); system_db_fingerprint too.
 class EngineCache {
 public:
     // cache_dir: the build cache folder; the engine's entries go in engine/.
@@ -62,12 +56,10 @@ public:
 private:
     fs::path kernel_dir(const Target& target) const;
     fs::path problem_path(const Target& card, const std::string& line) const;
+    std::string sealed_key(const std::string& digest) const;
     fs::path dir_;
+    std::string identity_;
     std::string db_fingerprint_;
 };
-
-// The fingerprint of a system db folder (the names, sizes and bytes of its
-// find-dbs, perf-dbs and tuning models; kdbs left out).
-std::string system_db_fingerprint(const std::optional<fs::path>& folder);
 
 }  // namespace kdbgen

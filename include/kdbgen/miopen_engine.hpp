@@ -4,11 +4,20 @@
 // first run would (kdbgen-miopen-replay), and takes every kernel MIOpen compiled
 // into its user kdb. The keys and code objects are MIOpen's own.
 //
-// Data flow: enumerate (ProblemSet) -> replay_line per problem -> replay
-// processes per card -> their .ukdb rows -> kdb (as the native pipeline).
+// Data flow, one way through the engine's rooms (ARCHITECTURE.md):
+//   installation.hpp  the installed MIOpen, resolved once
+//   client.hpp        one process in the sandbox, its output read (src/engine)
+//   passes.cpp        replay_card: the passes of each slice of a card's problems
+//   rounds.cpp        replay_card_to_fixpoint: a card's rounds, kernels so far installed
+//   engine_records.hpp rows MIOpen wrote and cache entries, checked as verify checks
+//   driver_check.cpp  check_card_with_driver: --check-kdbs through MIOpenDriver
+// and then the kdb (as the native pipeline).
 #pragma once
 
+#include "kdbgen/engine_records.hpp"
 #include "kdbgen/enumerate.hpp"
+#include "kdbgen/installation.hpp"
+#include "kdbgen/miopen_log.hpp"
 #include "kdbgen/kdb.hpp"
 #include "kdbgen/target.hpp"
 
@@ -29,13 +38,6 @@ class EngineCache;  // engine_cache.hpp
 // cannot express it (e.g. a cast-type convolution).
 std::optional<std::string> replay_line(const Problem& problem, std::string* why = nullptr);
 
-// kdbgen's wrapper for a compiler the library starts (plan_compiler_wrappers).
-struct CompilerWrapper {
-    std::string path;    // as the library names it, inside the root
-    std::string script;  // what the client finds there instead
-    std::string real;    // the compiler it runs, inside the root
-};
-
 // Measured worst cases (docs/safety.md): over two random sets and ResNet-50
 // on Debian's 3.4.0 and 3.5.1, the slowest problem took 8.7 s (a 3x3
 // backward-data convolution's Find on 3.4.0, its kernels compiled one after
@@ -47,21 +49,14 @@ constexpr unsigned kDefaultProblemTimeout = 1800;
 constexpr unsigned kDefaultCompileTimeout = 600;
 
 struct EngineSetup {
-    // The system MIOpen runs on: "/" for this one, else a root folder (e.g. a
-    // debootstrapped Debian). kdbgen never writes into it: each client runs
-    // in kdbgen-sandbox, namespaces of its own where the root's entries are
-    // bound read-only and kdbgen's compiler wrappers are put in the view only.
-    fs::path root = "/";
-    fs::path library;      // libMIOpen.so.1 as a path inside root
-    fs::path helper_dir;   // holds kdbgen-miopen-replay and stub/ (default: next to kdbgen)
+    // The MIOpen it runs (resolve_installation): every client runs in
+    // kdbgen-sandbox, namespaces of its own where the root's entries are bound
+    // read-only and kdbgen's compiler wrappers are put in the view only.
+    Installation installation;
     unsigned jobs = 1;     // replay processes per card
     // A folder of kdbs to install as MIOpen's system kdb folder
     // (MIOPEN_SYSTEM_DB_PATH): what MIOpen then still compiles is what they miss.
-    std::optional<fs::path> system_db;
-    // MIOpen's system db folder (find-dbs, perf-dbs, tuning models) as this
-    // system names it, e.g. a package's staging tree: used instead of the
-    // one installed with the library.
-    std::optional<fs::path> miopen_db;
+    std::optional<fs::path> installed_kdbs;
     const std::atomic<bool>* interrupted = nullptr;
     // Told of each problem a replay finished (its first process), from the
     // replay threads: how many kernels MIOpen compiled for it there.
@@ -72,8 +67,6 @@ struct EngineSetup {
     // counts towards the first) and one compile may run; 0 = no limit.
     unsigned problem_timeout = kDefaultProblemTimeout;
     unsigned compile_timeout = kDefaultCompileTimeout;
-    // The compiler wrappers; plan_compiler_wrappers(*this) when not given.
-    std::optional<std::vector<CompilerWrapper>> compilers;
 };
 
 // The problem -> MIOpenDriver command (the program Debian ships in
@@ -86,56 +79,6 @@ struct DriverCommands {
     std::optional<std::vector<std::string>> immediate;
 };
 std::optional<DriverCommands> driver_commands(const Problem& problem, std::string* why = nullptr);
-
-// What MIOpen's own log (MIOPEN_LOG_LEVEL=6) says of its kernel database in
-// one process, per problem: every LoadBinary lookup ("Loading binary for:",
-// src/binary_cache.cpp:166, MIOpen 3.3.0), its misses (:175) and what it then
-// compiled and saved (:194). A miss with no save of that key is a kernel
-// MIOpen failed to build.
-struct KernelLookups {
-    std::set<KdbKey> asked, missed, saved;
-    std::vector<std::string> errors;       // MIOpen's error lines (a dozen at most)
-    // The time its compiles took as the log's elapsed-time prefix shows it
-    // (MIOpen 3.5 compiles in-process, where no wrapper can time them).
-    double compile_seconds = 0;
-    bool compiling = false;   // between a miss and its save: the lines' elapsed times add up
-    double compiling_ms = 0;
-    std::vector<std::string> kdb_unreadable;  // SQLite refused a kdb: not a database, malformed
-    // Kernel sources this MIOpen does not have ("Failed to load kernel source:
-    // Conv_Winograd_v30_3_1_fp32_f3x2_stride1.s": Debian's 3.5.1 ships no
-    // assembly kernels). MIOpen looks such a kernel up in its kdb first.
-    std::set<std::string> missing_sources;
-    // Missed keys no save followed (the target-ID fallback lookup of the same
-    // kernel with -mcpu=<processor> is one kernel, not two), less those whose
-    // source MIOpen lacks.
-    std::vector<KdbKey> failed_compiles() const;
-    // Missed keys whose source MIOpen lacks: it cannot build them, a kdb that
-    // held them would serve them.
-    std::vector<KdbKey> without_source() const;
-    // Whether it missed a key whose source MIOpen has: a compile was tried.
-    bool missed_a_buildable_key() const;
-    bool source_missing(const KdbKey& key) const;
-    void add(const KernelLookups& other);
-};
-// Reads one line of MIOpen's log into lookups; false when the line is none of
-// the above.
-bool read_miopen_log_line(std::string_view line, KernelLookups& lookups);
-
-// A key MIOpen builds from values that change from process to process (an
-// uninitialized variable): the same problem in two processes of the same kind
-// asked for the kernel with the same options but for these defines' values.
-// No kdb can serve it; MIOpen compiles it in every process.
-struct UnstableKey {
-    std::string kernel_name;
-    std::vector<std::string> varying_defines;  // names, e.g. MIO_BN_N_ELEMENTS
-    std::vector<std::string> examples;         // the kernel_args seen
-    std::string problem;                       // kind and key of a problem that asks for it
-    // Whether key is this kernel with other values of the varying defines only.
-    bool matches(const KdbKey& key) const;
-};
-// The two keys' varying defines when they differ only in the values of
-// "-DNAME=VALUE" options; nullopt when they differ otherwise (two kernels).
-std::optional<std::vector<std::string>> varying_defines(const KdbKey& a, const KdbKey& b);
 
 struct ReplayOutcome {
     std::string kind, key;           // the problem
@@ -195,25 +138,6 @@ struct CardReplay {
     std::string client = "kdbgen-miopen-replay";  // or MIOpenDriver (check_card_with_driver)
 };
 
-// Finds the compilers the library starts (absolute paths of clang/clang++ in
-// its strings, the library read through the root's own links) and the
-// wrapper each client sees in their place: it counts starts, drops Debian's
-// "-isystem /usr/include" pair, makes HIP code objects reproducible
-// (-fuse-cuid=none) and stops a compile past the time limit. Writes nothing.
-// Throws InputError naming a library or a compiler the root lacks.
-std::vector<CompilerWrapper> plan_compiler_wrappers(const EngineSetup& setup);
-
-// The rows of a user kdb MIOpen wrote, each checked as `kdbgen verify` checks
-// a kdb's (a name ending in .o, MD5 and sizes, a code object for the card's
-// processor): good ones into kernels, each bad one named in bad_rows with the
-// library and the file.
-void read_user_kdb(const fs::path& ukdb, const Target& card, const fs::path& library,
-                   std::map<KdbKey, Bytes>& kernels, std::vector<std::string>& bad_rows);
-
-// MIOpen's own system db folder inside the root (find-dbs, perf-dbs, tuning
-// models), as a path inside it; nullopt when the installation has none.
-std::optional<fs::path> installed_system_db(const EngineSetup& setup);
-
 // What a replay is for. A build takes every key each problem asks for, so
 // every problem runs on a MIOpen handle of its own: a handle keeps the
 // programs and invokers it made, and a later problem needing one would not
@@ -250,17 +174,13 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds);
 
-// MIOpenDriver inside the installation (Debian: libmiopen1-tests), as a path
-// inside the root; nullopt when it has none.
-std::optional<fs::path> installed_driver(const EngineSetup& setup);
-
 // The end-to-end check with a client kdbgen did not write: every problem run
 // through MIOpenDriver, one process per problem and way (Find, and -S 0 for
 // convolutions), with setup.system_db's kdbs installed and an empty user db
 // each; what MIOpen compiled is read from its log. A problem that fails with
 // the kdbs is run again without them: one that then passes is a failure the
 // kdbs caused. Problems MIOpenDriver cannot run fall back to the replay.
-CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
-                                  const fs::path& driver);
+// Needs setup.installation.driver.
+CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, const ProblemSet& problems);
 
 }  // namespace kdbgen

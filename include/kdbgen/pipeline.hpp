@@ -185,7 +185,9 @@ struct EngineReport {
     std::size_t failed_problems = 0, still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0, bad_rows = 0;
     std::size_t kernels_compiled = 0;     // by MIOpen in this run, every card and round
     std::size_t problems_from_cache = 0;  // settled in an earlier run, not replayed
-    bool faults() const { return failed_problems || still_compiled || kdb_unreadable || bad_rows; }
+    // With a check: the kdbs of the folder that fail `kdbgen verify`'s checks (verify_kdb_folder).
+    std::vector<std::string> kdb_faults;
+    bool faults() const { return failed_problems || still_compiled || kdb_unreadable || bad_rows || !kdb_faults.empty(); }
 };
 
 struct BuildReport {

@@ -39,12 +39,12 @@ void EngineFlags::add_to(CLI::App& app) {
                    "process runs in private namespaces (kdbgen-sandbox; a user namespace when not run as root) "
                    "that see the root read-only, with kdbgen's compiler wrapper in place of the compilers the "
                    "library starts");
-    app.add_option("--miopen-db", miopen_db,
+    miopen_db_option = app.add_option("--miopen-db", miopen_db,
                    "with --engine miopen: MIOpen's system db folder (find-dbs, perf-dbs, tuning models: what "
                    "decides which kernels MIOpen builds) as this system names it, e.g. the package's staging tree "
                    "when MIOpen is not installed yet (default: the one installed with the library, "
                    "<prefix>/share/miopen/db); a kdb in it is never installed, so the result does not depend on one");
-    app.add_option("--check-kdbs", check_kdbs,
+    auto* check_kdbs_option = app.add_option("--check-kdbs", check_kdbs,
                    "with --engine miopen: install this folder's kdbs as MIOpen's system kdbs and run every problem "
                    "through MIOpen's own MIOpenDriver (Find, and -S 0 for convolutions; one process each, an empty "
                    "user db each; the replay where the installation has no driver), and report what MIOpen still "
@@ -55,7 +55,8 @@ void EngineFlags::add_to(CLI::App& app) {
                    "MIOpenDriver, one process per problem and way, as a user runs it) or replay (kdbgen's replay, "
                    "many problems a process on one MIOpen handle, as a framework runs them: the check of a "
                    "whole corpus)")
-        ->check(CLI::IsMember({"auto", "driver", "replay"}));
+        ->check(CLI::IsMember({"auto", "driver", "replay"}))
+        ->needs(check_kdbs_option);
     app.add_option("--engine-rounds", rounds,
                    "with --engine miopen: replay each card until MIOpen, with the kernels so far installed as its "
                    "system kdb, compiles nothing, at most this many times (default 4; what it still compiles then "
@@ -64,20 +65,24 @@ void EngineFlags::add_to(CLI::App& app) {
     app.add_option("--first-problems", first_problems,
                    "with --engine miopen: only the first N problems of the set (the corpus in its order: its "
                    "find-dbs by name, then the zoo), before --shard: a trial of a whole-corpus build, or a slice to "
-                   "check sharding on (default: all)");
+                   "check sharding on (default: all)")
+        ->check(CLI::Range(std::uint64_t{1}, kMaxFirstProblems));
     app.add_option("--problem-timeout", problem_timeout,
                    fmt::format("with --engine miopen: the watchdog stops a MIOpen process that spends more than this "
                                "many seconds on one problem (loading the library counts towards its first), with "
                                "every process it started; the problem is reported as timed out and the build goes "
                                "on (default {}; 0: no limit)",
-                               kDefaultProblemTimeout));
+                               kDefaultProblemTimeout))
+        ->check(CLI::Range(0u, kMaxTimeout));
     app.add_option("--compile-timeout", compile_timeout,
                    fmt::format("with --engine miopen: stop one compiler process MIOpen started after this many "
                                "seconds; its problem is reported as timed out (default {}; 0: no limit; MIOpen "
                                "3.5 compiles in-process, where --problem-timeout applies)",
-                               kDefaultCompileTimeout));
+                               kDefaultCompileTimeout))
+        ->check(CLI::Range(0u, kMaxTimeout));
     app.add_option("--engine-helpers", helper_dir,
-                   "folder with kdbgen-miopen-replay, kdbgen-sandbox and hip-stub/ (default: libexec/kdbgen, or "
+                   "folder with kdbgen-miopen-replay, kdbgen-sandbox, kdbgen-compiler-wrapper and hip-stub/ (default: "
+                   "libexec/kdbgen, or "
                    "beside kdbgen)");
 }
 
@@ -215,6 +220,8 @@ int run_engine_plan(const EngineFlags& flags, const std::vector<Target>& targets
 }
 
 EngineRequest EngineFlags::request() const {
+    if (miopen_db_option && miopen_db_option->count() && miopen_db.empty())
+        throw InputError("--miopen-db: an empty path; give MIOpen's system db folder (find-dbs, perf-dbs, tuning models)");
     EngineRequest request;
     request.root = root;
     request.library = library;
@@ -312,20 +319,26 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
         targets.push_back(std::move(target));
     }
     const int exit_code = engine.faults() ? kExitSomeFailed : kExitOk;
+    if (checking && !json)
+        for (const auto& fault : engine.kdb_faults) fmt::print(stderr, "kdbgen: {}\n", fault);
     if (checking) {
         if (json)
             print_json({{"check", request.miopen.check_kdbs->string()}, {"client", engine.client},
                         {"problems", engine.problems}, {"targets", targets}, {"compiled", engine.still_compiled},
                         {"failed_problems", engine.failed_problems}, {"unstable_keys", engine.unstable_keys},
-                        {"kdb_unreadable", engine.kdb_unreadable}, {"bad_rows", engine.bad_rows}});
+                        {"kdb_unreadable", engine.kdb_unreadable}, {"bad_rows", engine.bad_rows},
+                        {"kdb_faults", engine.kdb_faults}});
         else
             fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed, {} keys "
-                       "change from process to process{}\n",
+                       "change from process to process{}{}\n",
                        engine.still_compiled, request.miopen.check_kdbs->string(),
                        engine.client == "MIOpenDriver" ? "MIOpenDriver" : "kdbgen's replay", engine.failed_problems,
                        engine.unstable_keys,
                        engine.kdb_unreadable ? fmt::format(", MIOpen could not read a kdb {} times", engine.kdb_unreadable)
-                                             : "");
+                                             : "",
+                       engine.kdb_faults.empty() ? ""
+                                                 : fmt::format(", {} faults in the kdbs as `kdbgen verify` checks them",
+                                                               engine.kdb_faults.size()));
         return exit_code;
     }
     if (json)

@@ -22,7 +22,12 @@ struct EngineFlags {
     std::string miopen_db;   // MIOpen's system db folder, when not the installed one
     std::string helper_dir;
     unsigned rounds = 4;
-    std::size_t first_problems = 0;
+    std::uint64_t first_problems = 0;
+    // A week: past it a deadline in poll's milliseconds would overflow; no MIOpen problem needs it.
+    static constexpr unsigned kMaxTimeout = 7 * 24 * 3600;
+    // More problems than any corpus holds (Debian's 3.5.1: 280,437); the value is refused past it.
+    static constexpr std::uint64_t kMaxFirstProblems = 1'000'000'000;
+    CLI::Option* miopen_db_option = nullptr;
     unsigned problem_timeout = kDefaultProblemTimeout, compile_timeout = kDefaultCompileTimeout;
     void add_to(CLI::App& app);
     EngineRequest request() const;

@@ -3,7 +3,7 @@
 
 #include "kdbgen/cache_entry.hpp"
 #include "kdbgen/error.hpp"
-#include "kdbgen/miopen_engine.hpp"
+#include "kdbgen/engine_records.hpp"
 #include "kdbgen/paths.hpp"
 
 #include <fmt/format.h>
@@ -25,20 +25,6 @@ std::string key_digest(const KdbKey& key) {
     return hash.add(kEngineCacheRules).add(key.kernel_name).add(key.kernel_args).hex();
 }
 
-// A file's bytes into the digest in pieces: a library is tens of megabytes, a
-// compiler a hundred.
-void add_file(Sha256& hash, const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(located(path.string(), 0, "cannot read it"));
-    std::string chunk(1 << 20, '\0');
-    Sha256 file;
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-        file.add(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
-        if (in.eof()) break;
-    }
-    hash.add(path.filename().string()).add(file.hex());
-}
-
 std::optional<std::string> read_entry(const fs::path& path, std::string_view kind, const std::string& key) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) return std::nullopt;
@@ -54,49 +40,15 @@ std::optional<std::string> read_entry(const fs::path& path, std::string_view kin
 
 }  // namespace
 
-std::string engine_identity(const EngineSetup& setup) {
-    Sha256 hash;
-    hash.add(kEngineCacheRules);
-    const auto library = resolve_in_root(setup.root, setup.library);
-    if (!library) throw InputError(located(setup.library.string(), 0, "no MIOpen library there"));
-    add_file(hash, *library);
-    std::error_code ec;
-    std::vector<fs::path> beside;
-    for (const auto& entry : fs::directory_iterator(library->parent_path(), ec)) {
-        const std::string name = entry.path().filename().string();
-        if ((name.starts_with("libamd_comgr.so.") || name.starts_with("libhiprtc.so.") ||
-             name.starts_with("libhiprtc-builtins.so.")) &&
-            fs::is_regular_file(entry.path(), ec))
-            beside.push_back(entry.path());
-    }
-    std::sort(beside.begin(), beside.end());
-    for (const auto& path : beside) add_file(hash, path);
-    const auto wrappers = setup.compilers ? *setup.compilers : plan_compiler_wrappers(setup);
-    for (const auto& wrapper : wrappers) {
-        hash.add(wrapper.path).add(wrapper.script);
-        if (const auto real = resolve_in_root(setup.root, wrapper.real)) add_file(hash, *real);
-    }
-    if (const auto status = resolve_in_root(setup.root, "/var/lib/dpkg/status")) add_file(hash, *status);
-    return hash.hex().substr(0, 32);
-}
-
-std::string system_db_fingerprint(const std::optional<fs::path>& folder) {
-    Sha256 hash;
-    hash.add("system db");
-    if (!folder) return hash.hex();
-    std::vector<fs::path> files;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(*folder, ec))
-        if (entry.path().extension() != ".kdb" && entry.is_regular_file(ec)) files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) add_file(hash, file);
-    return hash.hex();
-}
-
 EngineCache::EngineCache(const fs::path& cache_dir, std::string identity, std::string system_db_fingerprint)
-    : dir_(cache_dir / "engine" / identity), db_fingerprint_(std::move(system_db_fingerprint)) {
+    : dir_(cache_dir / "engine" / identity), identity_(std::move(identity)),
+      db_fingerprint_(std::move(system_db_fingerprint)) {
     fs::create_directories(dir_);
 }
+
+// The identity is sealed into each entry with its digest: an entry found under
+// another identity's folder (a CI cache restored under another name) is a miss.
+std::string EngineCache::sealed_key(const std::string& digest) const { return identity_ + "/" + digest; }
 
 fs::path EngineCache::kernel_dir(const Target& target) const { return dir_ / "kernels" / target.db_id(); }
 
@@ -112,7 +64,7 @@ std::map<KdbKey, Bytes> EngineCache::kernels(const Target& target) const {
     for (const auto& entry : fs::directory_iterator(kernel_dir(target), ec)) {
         if (entry.path().extension() != ".k") continue;
         const std::string digest = entry.path().stem().string();
-        const auto payload = read_entry(entry.path(), kKernelKind, digest);
+        const auto payload = read_entry(entry.path(), kKernelKind, sealed_key(digest));
         if (!payload) continue;
         // name \n args \n code
         const auto first = payload->find('\n');
@@ -120,7 +72,13 @@ std::map<KdbKey, Bytes> EngineCache::kernels(const Target& target) const {
         if (second == std::string::npos) continue;
         KdbKey key{payload->substr(0, first), payload->substr(first + 1, second - first - 1)};
         if (key_digest(key) != digest) continue;
-        kernels.emplace(std::move(key), Bytes(payload->begin() + static_cast<std::ptrdiff_t>(second + 1), payload->end()));
+        Bytes code(payload->begin() + static_cast<std::ptrdiff_t>(second + 1), payload->end());
+        // What goes into a kdb from here gets the checks a row MIOpen wrote gets.
+        if (const auto fault = kernel_fault(key, code, target)) {
+            report_refused_cache_entry(kKernelKind, entry.path(), *fault);
+            continue;
+        }
+        kernels.emplace(std::move(key), std::move(code));
     }
     return kernels;
 }
@@ -129,13 +87,13 @@ void EngineCache::store_kernel(const Target& target, const KdbKey& key, const By
     const fs::path dir = kernel_dir(target);
     fs::create_directories(dir);
     const std::string digest = key_digest(key);
-    write_cache_entry(dir / (digest + ".k"), kKernelKind, digest,
+    write_cache_entry(dir / (digest + ".k"), kKernelKind, sealed_key(digest),
                       {key.kernel_name, "\n", key.kernel_args, "\n", std::string_view(code.data(), code.size())});
 }
 
 std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, const std::string& line) const {
     const fs::path path = problem_path(card, line);
-    const auto payload = read_entry(path, kProblemKind, path.stem().string());
+    const auto payload = read_entry(path, kProblemKind, sealed_key(path.stem().string()));
     if (!payload) return std::nullopt;
     // The line first (a digest collision is no hit), then "name \t args" per key found,
     // "!name \t args" per key no one can build, "#fail why" for a failure that repeats.
@@ -166,7 +124,7 @@ void EngineCache::store_problem(const Target& card, const std::string& line, con
     for (const auto& key : settled.asked) text += key.kernel_name + "\t" + key.kernel_args + "\n";
     for (const auto& key : settled.unbuildable) text += "!" + key.kernel_name + "\t" + key.kernel_args + "\n";
     if (!settled.failure.empty()) text += "#fail " + settled.failure + "\n";
-    write_cache_entry(path, kProblemKind, path.stem().string(), {text});
+    write_cache_entry(path, kProblemKind, sealed_key(path.stem().string()), {text});
 }
 
 }  // namespace kdbgen

@@ -491,6 +491,50 @@ TEST_F(HostileMiopen, AChildInItsOwnSessionDiesWithTheReplay) {
     EXPECT_NE(std::system("pgrep -f 'sleep 424[3]' > /dev/null"), 0) << "the library's child outlived the replay";
 }
 
+// A library that plants a link where kdbgen makes the next pass's folder (its cache -> a folder of the
+// test's) and a file in its own user kdb folder, which kdbgen copies to seed the next pass: kdbgen writes
+// nothing through the link (the folder stays empty), stops with exit 2 naming the link, and leaves no run
+// folder. Before, kdbgen copied the file into the folder the link named.
+TEST_F(HostileMiopen, ALinkTheLibraryPlantsInItsRunFolderIsNeverWrittenThrough) {
+    const fs::path victim = work / "victim";
+    fs::create_directories(victim);
+    std::ofstream(std::string(KDBGEN_TEST_PLANTING_MIOPEN) + ".victim") << victim.string() << "\n";
+    setenv("TMPDIR", (work / "tmp").c_str(), 1);
+    const auto result = build_with(KDBGEN_TEST_PLANTING_MIOPEN, {"-j", "1"});
+    unsetenv("TMPDIR");
+    fs::remove(std::string(KDBGEN_TEST_PLANTING_MIOPEN) + ".victim");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("follows no link"), std::string::npos) << result.output;
+    EXPECT_TRUE(fs::is_empty(victim)) << "kdbgen wrote through the link the library planted";
+    EXPECT_TRUE(fs::is_empty(work / "tmp")) << "a run folder was left behind";
+    EXPECT_FALSE(fs::exists(work / "out"));
+}
+
+// Each engine option's value is checked before anything runs: exit 2 naming the option (issue #46).
+// Before: a timeout past poll's int wrapped to 0.8 s, -1 and 2^64 problems ran everything, a db
+// folder without a MIOpen db file (or none at all) was taken with no word, --check-client alone was
+// ignored.
+TEST_F(HostileMiopen, EveryEngineOptionValueIsChecked) {
+    fs::create_directories(work / "empty");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"--problem-timeout", "4294968"}, "--problem-timeout"},
+        {{"--compile-timeout", "999999999"}, "--compile-timeout"},
+        {{"--first-problems", "-1"}, "--first-problems"},
+        {{"--first-problems", "0"}, "--first-problems"},
+        {{"--first-problems", "18446744073709551616"}, "--first-problems"},
+        {{"--miopen-db", ""}, "--miopen-db"},
+        {{"--miopen-db", (work / "empty").string()}, "--miopen-db"},
+        {{"--miopen-db", "/etc"}, "--miopen-db"},
+        {{"--check-client", "driver"}, "--check-kdbs"},
+    };
+    for (const auto& [more, named] : cases) {
+        const auto result = build_with(KDBGEN_TEST_PLANTING_MIOPEN, more);
+        EXPECT_EQ(result.exit_code, 2) << more[0] << " " << more[1] << "\n" << result.output;
+        EXPECT_NE(result.output.find(named), std::string::npos) << more[0] << " " << more[1] << "\n" << result.output;
+        EXPECT_FALSE(fs::exists(work / "out"));
+    }
+}
+
 TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
     // Three problems in one replay process: MIOpen rejects the first (an add of tensors that do not broadcast), the
     // replay crashes on the second (KDBGEN_REPLAY_CRASH_ON, as a crash inside MIOpen would), the third builds.
@@ -504,9 +548,10 @@ TEST_P(DebianMiopen, ACrashOrARejectedProblemCostsOnlyThatProblem) {
         for (auto& problem : parse_driver_command(line)) problems.add(problem, std::string("test:") + line);
     ASSERT_EQ(problems.entries().size(), 3u);
     EngineSetup setup;
-    setup.root = root;
-    setup.library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
-    setup.helper_dir = fs::path(test::kdbgen_binary()).parent_path();
+    InstallationRequest installation;
+    installation.root = root;
+    installation.helper_dir = fs::path(test::kdbgen_binary()).parent_path();
+    setup.installation = resolve_installation(installation);
     ASSERT_EQ(setenv("KDBGEN_REPLAY_CRASH_ON", "1", 1), 0);
     const CardReplay replay = replay_card(setup, parse_target("gfx1030_36"), problems);
     unsetenv("KDBGEN_REPLAY_CRASH_ON");
@@ -646,11 +691,11 @@ TEST_P(DebianMiopen, TheReplayGivesMiopenEachProblemAsItCameIn) {
     }
     const std::string view = "/.kdbgen-run";
     // kdbgen's compiler wrappers, told to fail every compile at once: only the calls matter here.
-    EngineSetup setup;
-    setup.root = root;
-    setup.library = "/usr/lib/x86_64-linux-gnu/libMIOpen.so.1";
+    InstallationRequest installation;
+    installation.root = root;
+    installation.helper_dir = helpers;
     std::string wraps;
-    for (const auto& wrapper : plan_compiler_wrappers(setup)) {
+    for (const auto& wrapper : resolve_installation(installation).compilers) {
         const std::string name = "wrapper-" + std::to_string(wraps.size());
         std::ofstream(run / name) << wrapper.script;
         fs::permissions(run / name, fs::perms::owner_all);
@@ -768,12 +813,47 @@ TEST_P(DebianMiopen, AKdbMiopenCannotReadFailsTheCheck) {
     EXPECT_EQ(result.exit_code, 1) << result.output;
     const auto check = nlohmann::json::parse(result.output.substr(result.output.find('{')));
     EXPECT_GE(check["kdb_unreadable"].get<int>(), 1) << result.output;
+    EXPECT_FALSE(check["kdb_faults"].empty()) << result.output;  // and `verify` rejects it
     // The pooling MIOpenDriver runs without the kdbs fails with them: a failure the kdbs caused, named so.
     const auto& failures = check["targets"][0]["cards"][0]["failures"];
     ASSERT_EQ(failures.size(), 1u) << result.output;
     EXPECT_NE(failures[0]["message"].get<std::string>().find("with the kdbs installed and passes without them"),
               std::string::npos)
         << failures.dump();
+    fs::remove_all(work);
+}
+
+// --check-kdbs passes nothing `kdbgen verify` rejects, whatever MIOpen makes of it under the stub: rows whose
+// bytes are no code object (their MD5 right), and a kdb that is a link (to /etc/passwd), each fail the check
+// with exit 1 and are named; the same folder without them passes (issue #46).
+TEST_P(DebianMiopen, ACheckFailsOnAKdbVerifyRejectsAndOnALink) {
+    const fs::path work = scratch("check-verify-" + GetParam());
+    std::ofstream(work / "net.log") << "MIOpenDriver pool -W 2x16x16x16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1\n";
+    auto args = engine_build(work, "gfx1030_36");
+    ASSERT_EQ(build_into(args, work / "out").exit_code, 0);
+    const auto check = [&](const fs::path& folder) {
+        std::vector<std::string> checking = engine_build(work, "gfx1030_36");
+        checking.insert(checking.end(), {"--check-client", "replay", "--check-kdbs", folder.string()});
+        const auto result = test::run_kdbgen(checking);
+        const auto at = result.output.find('{');
+        return std::make_pair(result.exit_code, at == std::string::npos ? nlohmann::json::object()
+                                                                         : nlohmann::json::parse(result.output.substr(at)));
+    };
+    EXPECT_EQ(check(work / "out").first, 0);
+    fs::create_symlink("/etc/passwd", work / "out" / "gfx1030_40.kdb");
+    const auto [linked, linked_report] = check(work / "out");
+    EXPECT_EQ(linked, 1);
+    EXPECT_NE(linked_report["kdb_faults"].dump().find("gfx1030_40.kdb: not a regular file"), std::string::npos)
+        << linked_report.dump(2);
+    fs::remove(work / "out" / "gfx1030_40.kdb");
+    // Every row of the kdb replaced by four bytes that are no code object (write_kdb gives them their MD5).
+    std::vector<KdbRecord> fake;
+    for (const auto& row : read_kdb_rows(work / "out" / "gfx1030_36.kdb")) fake.push_back({row.key, test::bytes_of("\xde\xad\xbe\xef")});
+    fs::create_directories(work / "fake");
+    write_kdb(work / "fake" / "gfx1030_36.kdb", fake);
+    const auto [faked, faked_report] = check(work / "fake");
+    EXPECT_EQ(faked, 1);
+    EXPECT_FALSE(faked_report["kdb_faults"].empty()) << faked_report.dump(2);
     fs::remove_all(work);
 }
 
@@ -1138,7 +1218,10 @@ TEST_P(DebianMiopen, ThePackagersRecipeRunsAsAPlainUserWithTheDbItIsGiven) {
     fs::create_directories(work / "tree" / "lib");
     fs::copy_file(root / "usr/lib/x86_64-linux-gnu/libMIOpen.so.1.0", work / "tree" / "lib" / "libMIOpen.so.1");
     const fs::path db = root / "usr/share/miopen/db";
+    // A db that says nothing for the card (--miopen-db refuses a folder with no MIOpen db file in it): an
+    // empty perf-db of another card.
     fs::create_directories(work / "empty-db");
+    std::ofstream(work / "empty-db" / "gfx803_36.db.txt").flush();
     // Problems the installed db has records for (whose solvers this MIOpen has the sources of): with the db
     // MIOpen builds what the record names, without it what its heuristics pick.
     std::string find_db;
@@ -1337,7 +1420,10 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
     fs::remove_all(dir);
     const Target card36 = parse_target("gfx1030_36"), card40 = parse_target("gfx1030_40");
     const KdbKey key{"naive_conv.cpp.o", "-DMIOPEN_USE_FP32=1 -mcpu=gfx1030"};
-    const Bytes code = test::bytes_of("a code object");
+    const Compiler compiler(test::toolchain(), nullptr);
+    const auto compiled = compiler.compile(test::demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", "gfx1030_36", {}));
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    const Bytes code = compiled.code;
     {
         EngineCache cache(dir, "library-a", "db-1");
         cache.store_kernel(card36, key, code);
@@ -1359,6 +1445,21 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
     EXPECT_FALSE(cache.problem(card36, "conv dir=F x=1,2,3,5"));
     EXPECT_FALSE(EngineCache(dir, "library-a", "db-2").problem(card36, "conv dir=F x=1,2,3,4"));
     EXPECT_TRUE(EngineCache(dir, "library-b", "db-1").kernels(card36).empty());
+    // An entry is sealed with its identity: the folder of one library copied under another's name
+    // (a CI cache restored under another key) serves nothing.
+    fs::copy(dir / "engine" / "library-a", dir / "engine" / "library-c", fs::copy_options::recursive);
+    EXPECT_TRUE(EngineCache(dir, "library-c", "db-1").kernels(card36).empty());
+    EXPECT_FALSE(EngineCache(dir, "library-c", "db-1").problem(card36, "conv dir=F x=1,2,3,4"));
+    // What the cache gives gets the checks a row MIOpen wrote gets: a code object of another
+    // processor, or bytes that are none, under a gfx1030 key are never used.
+    {
+        EngineCache other(dir, "library-d", "db-1");
+        const auto gfx906 = compiler.compile(test::demo_build("kdbgen_tensor_op.cl", "-DMIOPEN_USE_FP32=1", "gfx906_60", {}));
+        ASSERT_TRUE(gfx906.ok) << gfx906.log;
+        other.store_kernel(card36, {"a.cl.o", "-mcpu=gfx1030"}, gfx906.code);
+        other.store_kernel(card36, {"b.cl.o", "-mcpu=gfx1030"}, test::bytes_of("four"));
+        EXPECT_TRUE(other.kernels(card36).empty());
+    }
     // One byte changed in the stored code object: never used.
     for (const auto& entry : fs::recursive_directory_iterator(dir))
         if (entry.path().extension() == ".k") {

@@ -1,0 +1,207 @@
+// A card's rounds to a fixpoint (replay_card_to_fixpoint, include/kdbgen/miopen_engine.hpp):
+// every kernel known so far installed as MIOpen's system kdb, only unsettled
+// problems replayed again.
+#include "client.hpp"
+#include "records.hpp"
+
+#include "kdbgen/cleanup.hpp"
+#include "kdbgen/engine_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kdbgen {
+
+namespace {
+
+using namespace engine;
+
+// Per problem of the card: its replay line (none: the replay cannot express
+// it), and the keys it asked for once settled.
+struct CardProblems {
+    std::vector<std::optional<std::string>> lines;
+    std::vector<std::optional<std::set<KdbKey>>> settled;
+    std::vector<std::size_t> pending;
+};
+
+// Settled in an earlier run with this library and system db, and every key it
+// asked for is at hand: replaying it would load them all.
+bool settled_in_cache(const EngineCache& cache, const Target& card, const std::string& line,
+                      const std::map<KdbKey, Bytes>& known, ReplayOutcome& outcome) {
+    const auto hit = cache.problem(card, line);
+    if (!hit || !std::all_of(hit->asked.begin(), hit->asked.end(), [&](const KdbKey& key) { return known.count(key); }))
+        return false;
+    outcome.ok = hit->failure.empty();
+    outcome.message = hit->failure;
+    outcome.from_cache = true;
+    outcome.asked.insert(hit->asked.begin(), hit->asked.end());
+    outcome.asked.insert(hit->unbuildable.begin(), hit->unbuildable.end());
+    outcome.without_source = hit->unbuildable;
+    return true;
+}
+
+CardProblems sort_problems(const ProblemSet& problems, const Target& card, const std::map<KdbKey, Bytes>& known,
+                           const EngineCache* cache, CardReplay& total) {
+    const auto& entries = problems.entries();
+    CardProblems sorted;
+    sorted.lines.resize(entries.size());
+    sorted.settled.resize(entries.size());
+    total.outcomes.resize(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        auto& outcome = total.outcomes[i];
+        outcome.kind = std::string(problem_kind(entries[i].problem));
+        outcome.key = entries[i].key;
+        std::string why;
+        sorted.lines[i] = replay_line(entries[i].problem, &why);
+        if (!sorted.lines[i]) {
+            ++total.skipped;
+            outcome.message = "not replayed: " + why;
+            continue;
+        }
+        if (cache && settled_in_cache(*cache, card, *sorted.lines[i], known, outcome)) {
+            sorted.settled[i] = outcome.asked;
+            ++total.from_cache;
+            continue;
+        }
+        sorted.pending.push_back(i);
+    }
+    return sorted;
+}
+
+// The round's replay counts into the card's total and the round's stats.
+CardReplay::Round absorb_round(const CardReplay& replay, std::size_t problems, CardReplay& total) {
+    CardReplay::Round stats;
+    stats.problems = problems;
+    stats.processes = replay.processes;
+    stats.compiler_starts = replay.compiler_starts;
+    stats.seconds = replay.seconds;
+    stats.compile_seconds = replay.compile_seconds;
+    stats.logged_compile_seconds = replay.logged_compile_seconds;
+    total.compiler_starts += replay.compiler_starts;
+    total.slowest_compile_seconds = std::max(total.slowest_compile_seconds, replay.slowest_compile_seconds);
+    total.compile_seconds += replay.compile_seconds;
+    total.logged_compile_seconds += replay.logged_compile_seconds;
+    total.processes += replay.processes;
+    total.lookups += replay.lookups;
+    total.compiled += replay.compiled;
+    total.kdb_unreadable = replay.kdb_unreadable;
+    total.bad_rows.insert(total.bad_rows.end(), replay.bad_rows.begin(), replay.bad_rows.end());
+    merge_unstable(total.unstable, replay.unstable);
+    return stats;
+}
+
+// What the round compiled joins what is known (and the cache); returns how many are new.
+std::size_t learn_kernels(const CardReplay& replay, unsigned round, const Target& card, std::map<KdbKey, Bytes>& known,
+                          EngineCache* cache, CardReplay& total, CardReplay::Round& stats) {
+    total.still_compiled.clear();
+    std::size_t fresh = 0;
+    for (const auto& record : replay.records) {
+        if (is_unstable(total.unstable, record.key)) continue;
+        if (round > 0) total.still_compiled.push_back(record.key);
+        ++stats.compiled;
+        if (!known.emplace(record.key, record.code).second) continue;
+        if (cache) cache->store_kernel(card, record.key, record.code);
+        ++fresh;
+    }
+    return fresh;
+}
+
+// Settled: every key it looked up was found, or what was not is no kernel
+// anyone has (MIOpen failed to build it, or has no source for it: reported,
+// and another round would not change it). A key built from a value that
+// changes between processes never counts. Returns the problems still pending.
+std::vector<std::size_t> settle_round(CardReplay& replay, const Target& card, const std::map<KdbKey, Bytes>& known,
+                                      EngineCache* cache, CardProblems& problems, CardReplay& total) {
+    std::vector<std::size_t> still;
+    for (std::size_t j = 0; j < problems.pending.size(); ++j) {
+        const std::size_t i = problems.pending[j];
+        ReplayOutcome& outcome = replay.outcomes[j];
+        outcome.seconds = std::max(outcome.seconds, total.outcomes[i].seconds);
+        std::erase_if(outcome.missed, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
+        std::erase_if(outcome.asked, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
+        const bool missed_any =
+            std::any_of(outcome.missed.begin(), outcome.missed.end(), [&](const KdbKey& key) { return known.count(key); });
+        total.outcomes[i] = std::move(outcome);
+        if (missed_any) {
+            still.push_back(i);
+            continue;
+        }
+        problems.settled[i] = total.outcomes[i].asked;
+        // Kept for the next run when it passed, or failed for what the installation lacks (a
+        // kernel source: it fails the same way every time); a crash or a timeout is tried again.
+        const ReplayOutcome& done = total.outcomes[i];
+        const bool repeats = done.ok || (!done.timed_out && !done.without_source.empty() && done.failed_compiles.empty());
+        if (!cache || !repeats || !problems.lines[i]) continue;
+        EngineCache::Settled entry;
+        for (const auto& key : *problems.settled[i]) (known.count(key) ? entry.asked : entry.unbuildable).push_back(key);
+        if (!done.ok) entry.failure = done.message;
+        cache->store_problem(card, *problems.lines[i], entry);
+    }
+    return still;
+}
+
+// Only what the problems asked for last goes into the kdb: a key only an
+// earlier round asked for (before the kdb held what it loads now) is a row
+// no user's process asks for.
+void take_records(const CardProblems& problems, const std::map<KdbKey, Bytes>& known, CardReplay& total) {
+    for (std::size_t i = 0; i < total.outcomes.size(); ++i) {
+        const auto& asked = problems.settled[i] ? *problems.settled[i] : total.outcomes[i].asked;
+        total.asked.insert(asked.begin(), asked.end());
+        total.without_source.insert(total.outcomes[i].without_source.begin(), total.outcomes[i].without_source.end());
+    }
+    for (const auto& key : total.asked)
+        if (const auto found = known.find(key); found != known.end() && !is_unstable(total.unstable, key))
+            total.records.push_back({key, found->second});
+}
+
+}  // namespace
+
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds) {
+    std::map<KdbKey, Bytes> known;
+    return replay_card_to_fixpoint(setup, card, problems, max_rounds, known, nullptr);
+}
+
+CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache) {
+    const auto started = std::chrono::steady_clock::now();
+    CardReplay total;
+    total.card = card;
+    total.kernels_installed = known.size();
+    CardProblems sorted = sort_problems(problems, card, known, cache, total);
+    const auto& entries = problems.entries();
+
+    // The kdb of the kernels known so far, installed for each round (TMPDIR; a killed run's is removed by the next).
+    ScratchFolder scratch;
+    scratch.adopt(make_scratch_folder("rounds"));
+    for (unsigned round = 0; round < std::max(1u, max_rounds) && !sorted.pending.empty(); ++round) {
+        if (setup.interrupted && setup.interrupted->load()) break;
+        EngineSetup this_round = setup;
+        if (!known.empty()) {
+            std::vector<KdbRecord> so_far;
+            so_far.reserve(known.size());
+            for (const auto& [key, code] : known) so_far.push_back({key, code});
+            const fs::path installed = scratch.top / fmt::format("round-{}", round);
+            fs::create_directories(installed);
+            write_kdb(installed / card.kdb_filename(), so_far);
+            this_round.installed_kdbs = installed;
+        }
+        if (setup.on_round_start) setup.on_round_start(round, sorted.pending.size());
+        ProblemSet these;
+        for (const std::size_t i : sorted.pending)
+            for (const auto& origin : entries[i].origins) these.add(entries[i].problem, origin);
+        CardReplay replay = replay_card(this_round, card, these);
+        if (replay.outcomes.size() != sorted.pending.size())
+            throw std::logic_error("replay_card returned another number of outcomes");
+        CardReplay::Round stats = absorb_round(replay, sorted.pending.size(), total);
+        total.new_per_round.push_back(learn_kernels(replay, round, card, known, cache, total, stats));
+        sorted.pending = settle_round(replay, card, known, cache, sorted, total);
+        total.rounds.push_back(stats);
+    }
+    take_records(sorted, known, total);
+    total.seconds = seconds_since(started);
+    return total;
+}
+
+}  // namespace kdbgen
