@@ -88,22 +88,49 @@ void EngineFlags::add_to(CLI::App& app) {
 
 namespace {
 
-nlohmann::json card_json(const CardReplay& replay) {
-    nlohmann::json failures = nlohmann::json::array();
-    std::size_t ok = 0;
+nlohmann::json keys_json(const auto& keys) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& key : keys) out.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
+    return out;
+}
+
+// The problems that failed; and those that went through but on the way MIOpen
+// reported errors (a solution whose kernel failed to build, a kernel source it lacks).
+std::pair<nlohmann::json, nlohmann::json> outcomes_json(const CardReplay& replay) {
+    nlohmann::json failures = nlohmann::json::array(), with_errors = nlohmann::json::array();
     for (const auto& outcome : replay.outcomes) {
         if (outcome.ok) {
-            ++ok;
+            if (!outcome.miopen_errors.empty() || !outcome.notes.empty())
+                with_errors.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"notes", outcome.notes},
+                                       {"miopen_errors", outcome.miopen_errors}});
             continue;
         }
-        nlohmann::json failed_compiles = nlohmann::json::array();
-        for (const auto& key : outcome.failed_compiles)
-            failed_compiles.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
         failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
                             {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors},
-                            {"failed_compiles", failed_compiles}, {"timed_out", outcome.timed_out},
+                            {"failed_compiles", keys_json(outcome.failed_compiles)}, {"timed_out", outcome.timed_out},
                             {"seconds", outcome.seconds}});
     }
+    return {failures, with_errors};
+}
+
+nlohmann::json rounds_json(const CardReplay& replay) {
+    nlohmann::json rounds = nlohmann::json::array();
+    for (std::size_t r = 0; r < replay.rounds.size(); ++r)
+        rounds.push_back({{"round", r + 1}, {"problems", replay.rounds[r].problems},
+                          {"compiled", replay.rounds[r].compiled},
+                          {"new_kernels", r < replay.new_per_round.size() ? replay.new_per_round[r] : 0},
+                          {"processes", replay.rounds[r].processes},
+                          {"compiler_starts", replay.rounds[r].compiler_starts},
+                          {"seconds", replay.rounds[r].seconds},
+                          {"compile_seconds", replay.rounds[r].compile_seconds},
+                          {"logged_compile_seconds", replay.rounds[r].logged_compile_seconds}});
+    return rounds;
+}
+
+nlohmann::json card_json(const CardReplay& replay) {
+    const auto [failures, with_errors] = outcomes_json(replay);
+    const auto ok = static_cast<std::size_t>(
+        std::count_if(replay.outcomes.begin(), replay.outcomes.end(), [](const ReplayOutcome& o) { return o.ok; }));
     double slowest = 0;
     std::string slowest_problem;
     for (const auto& outcome : replay.outcomes)
@@ -113,16 +140,6 @@ nlohmann::json card_json(const CardReplay& replay) {
         }
     std::map<std::string, std::size_t> by_file;
     for (const auto& record : replay.records) ++by_file[record.key.kernel_name];
-    // Problems that went through but on the way MIOpen reported errors (a
-    // solution whose kernel failed to build, a kernel source it lacks).
-    nlohmann::json with_errors = nlohmann::json::array();
-    for (const auto& outcome : replay.outcomes)
-        if (outcome.ok && (!outcome.miopen_errors.empty() || !outcome.notes.empty()))
-            with_errors.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"notes", outcome.notes},
-                                   {"miopen_errors", outcome.miopen_errors}});
-    nlohmann::json without_source = nlohmann::json::array();
-    for (const auto& key : replay.without_source)
-        without_source.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
     nlohmann::json unstable = nlohmann::json::array();
     for (const auto& key : replay.unstable)
         unstable.push_back({{"kernel_name", key.kernel_name}, {"varying_defines", key.varying_defines},
@@ -138,7 +155,7 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"compile_seconds", replay.compile_seconds},
             {"logged_compile_seconds", replay.logged_compile_seconds},
             {"unstable_keys", unstable},
-            {"kernels_without_source", without_source},
+            {"kernels_without_source", keys_json(replay.without_source)},
             {"kdb_unreadable", replay.kdb_unreadable},
             {"bad_rows", replay.bad_rows},
             {"problems", replay.outcomes.size()},
@@ -148,28 +165,11 @@ nlohmann::json card_json(const CardReplay& replay) {
             {"kernels_by_file", by_file},
             {"compiler_starts", replay.compiler_starts},
             {"new_kernels_per_round", replay.new_per_round},
-            {"rounds", [&] {
-                 nlohmann::json rounds = nlohmann::json::array();
-                 for (std::size_t r = 0; r < replay.rounds.size(); ++r)
-                     rounds.push_back({{"round", r + 1}, {"problems", replay.rounds[r].problems},
-                                       {"compiled", replay.rounds[r].compiled},
-                                       {"new_kernels", r < replay.new_per_round.size() ? replay.new_per_round[r] : 0},
-                                       {"processes", replay.rounds[r].processes},
-                                       {"compiler_starts", replay.rounds[r].compiler_starts},
-                                       {"seconds", replay.rounds[r].seconds},
-                                       {"compile_seconds", replay.rounds[r].compile_seconds},
-                                       {"logged_compile_seconds", replay.rounds[r].logged_compile_seconds}});
-                 return rounds;
-             }()},
+            {"rounds", rounds_json(replay)},
             {"problems_from_cache", replay.from_cache},
             {"kernels_installed_before", replay.kernels_installed},
             {"kernels_asked", replay.asked.size()},
-            {"still_compiled", [&] {
-                 nlohmann::json keys = nlohmann::json::array();
-                 for (const auto& key : replay.still_compiled)
-                     keys.push_back({{"kernel_name", key.kernel_name}, {"kernel_args", key.kernel_args}});
-                 return keys;
-             }()},
+            {"still_compiled", keys_json(replay.still_compiled)},
             {"seconds", replay.seconds},
             {"failures", failures},
             {"replayed_with_miopen_errors", with_errors}};

@@ -173,6 +173,37 @@ void count_card(CardReplay& replay, bool checking, EngineReport& engine, std::ve
     }
 }
 
+// Every card of every target: its rounds to the fixpoint (or the check), the
+// cards of a processor sharing one set of kernels; each card's records into
+// its target's kdb.
+void run_cards(const BuildRequest& request, const EngineSetup& setup, const ProblemSet& mine, bool driver,
+               EngineCache* cache, ReplayProgress& progress, Target& current_card, EngineReport& engine,
+               std::vector<std::vector<KdbRecord>>& records_of) {
+    const bool checking = request.miopen.check_kdbs.has_value();
+    // Kernels per code-object target (DbId: the processor and its features): every card of a processor installs them all.
+    std::map<std::string, std::map<KdbKey, Bytes>> known;
+    for (std::size_t t = 0; t < request.plan.targets.size(); ++t) {
+        const Target& target = request.plan.targets[t];
+        EngineReport::TargetCards cards{target, {}};
+        std::map<KdbKey, std::size_t> seen;
+        for (const Target& card : cards_of(target, request.plan.compute_units)) {
+            current_card = card;
+            auto [kernels, first] = known.try_emplace(card.fallback_kdb_filename());
+            if (first && cache) kernels->second = cache->kernels(card);
+            if (checking && !request.quiet)
+                fmt::print(stderr, "kdbgen: {}: checking {} problems through {}\n", card.spec(), engine.problems,
+                           engine.client);
+            if (checking) progress.start_round(card, 0, engine.problems);
+            CardReplay replay = run_card(request, setup, card, mine, driver, kernels->second, cache);
+            progress.end_line();
+            count_card(replay, checking, engine, records_of[t], seen);
+            if (request.on_engine_card) request.on_engine_card(replay);
+            cards.cards.push_back(std::move(replay));
+        }
+        engine.targets.push_back(std::move(cards));
+    }
+}
+
 // One kdb per target, all renamed into place together.
 void write_kdbs(const BuildRequest& request, bool empty_shard, std::vector<std::vector<KdbRecord>>& records_of,
                 BuildReport& report) {
@@ -267,29 +298,8 @@ BuildReport build_with_engine(const BuildRequest& request) {
     setup.on_round_start = [&](unsigned round, std::size_t count) { progress.start_round(current_card, round, count); };
     setup.on_problem_done = [&](std::size_t compiled) { progress.problem_done(compiled); };
 
-    // Kernels per code-object target (DbId: the processor and its features): every card of a processor installs them all.
-    std::map<std::string, std::map<KdbKey, Bytes>> known;
     std::vector<std::vector<KdbRecord>> records_of(request.plan.targets.size());
-    for (std::size_t t = 0; t < request.plan.targets.size(); ++t) {
-        const Target& target = request.plan.targets[t];
-        EngineReport::TargetCards cards{target, {}};
-        std::map<KdbKey, std::size_t> seen;
-        for (const Target& card : cards_of(target, request.plan.compute_units)) {
-            current_card = card;
-            auto [kernels, first] = known.try_emplace(card.fallback_kdb_filename());
-            if (first && cache) kernels->second = cache->kernels(card);
-            if (checking && !request.quiet)
-                fmt::print(stderr, "kdbgen: {}: checking {} problems through {}\n", card.spec(), engine.problems,
-                           engine.client);
-            if (checking) progress.start_round(card, 0, engine.problems);
-            CardReplay replay = run_card(request, setup, card, mine, driver, kernels->second, cache.get());
-            progress.end_line();
-            count_card(replay, checking, engine, records_of[t], seen);
-            if (request.on_engine_card) request.on_engine_card(replay);
-            cards.cards.push_back(std::move(replay));
-        }
-        engine.targets.push_back(std::move(cards));
-    }
+    run_cards(request, setup, mine, driver, cache.get(), progress, current_card, engine, records_of);
     if (!checking) write_kdbs(request, shard && mine.entries().empty(), records_of, report);
     report.outcome = engine.faults() ? BuildReport::Outcome::SomeFailed : BuildReport::Outcome::Ok;
     report.compiles = engine.kernels_compiled;
