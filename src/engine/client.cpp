@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,9 +115,40 @@ void fail_on_load_failure(const EngineSetup& setup, const std::string& load_fail
                                      setup.installation.library.string(), setup.installation.where(), load_failure));
 }
 
-ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::vector<std::string>& client_arguments,
-                     const std::vector<std::string>& environment,
-                     const std::function<bool(std::string_view)>& on_line) {
+namespace {
+
+// One pipe a client writes, read in lines.
+struct LineStream {
+    int fd = -1;
+    std::string pending;
+    bool open() const { return fd >= 0; }
+    // Reads what is there; each whole line to deliver. False at end of file.
+    template <typename Deliver>
+    bool read_some(Deliver&& deliver) {
+        char buffer[65536];
+        for (;;) {
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && errno == EAGAIN) return true;
+            if (n <= 0) {
+                close(fd);
+                fd = -1;
+                return false;
+            }
+            pending.append(buffer, static_cast<std::size_t>(n));
+            std::size_t from = 0;
+            for (std::size_t newline; (newline = pending.find('\n', from)) != std::string::npos; from = newline + 1)
+                deliver(std::string_view(pending).substr(from, newline - from));
+            pending.erase(0, from);
+            if (static_cast<std::size_t>(n) < sizeof buffer) return true;
+        }
+    }
+};
+
+// The sandbox started over the run folder: its output and error on `output`,
+// and with a protocol pipe the client's kKdbgenProtocolFd.
+pid_t start_sandbox(const EngineSetup& setup, const RunFolder& run, const std::vector<std::string>& client_arguments,
+                    const std::vector<std::string>& environment, int output, int protocol) {
     std::vector<std::string> arguments{run.sandbox.string(), setup.installation.root.string(), run.host.string(),
                                        run.mountpoint.string()};
     for (const auto& [path, wrapper] : run.wraps) arguments.insert(arguments.end(), {"--wrap", path, wrapper});
@@ -128,8 +160,6 @@ ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::
     argv.push_back(nullptr);
     for (const auto& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
-    int out_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
     if (pid == 0) {
@@ -137,61 +167,83 @@ ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::
         // no sandbox outlives kdbgen (kill -9 included: the kernel sends this).
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        dup2(out_pipe[1], STDOUT_FILENO);
-        dup2(out_pipe[1], STDERR_FILENO);
+        dup2(output, STDOUT_FILENO);
+        dup2(output, STDERR_FILENO);
+        // Without close-on-exec, so that the client inherits it (dup2 onto itself would keep the flag).
+        if (protocol == kKdbgenProtocolFd) fcntl(protocol, F_SETFD, 0);
+        else if (protocol >= 0) dup2(protocol, kKdbgenProtocolFd);
         execve(argv[0], argv.data(), envp.data());
         std::printf("kdbgen-sandbox: cannot start %s: %s\n", argv[0], std::strerror(errno));
         std::fflush(stdout);
         _exit(125);
     }
+    return pid;
+}
+
+// Out of time: SIGTERM makes the sandbox kill its namespace's PID 1 and wait
+// until the kernel has reaped everything in there.
+void stop_sandbox(pid_t pid) {
+    ::kill(pid, SIGTERM);
+    const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < grace)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ::kill(-pid, SIGKILL);
+    ::kill(pid, SIGKILL);
+}
+
+}  // namespace
+
+ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::vector<std::string>& client_arguments,
+                     const std::vector<std::string>& environment, const LineReader& on_line, bool protocol_channel) {
+    int out_pipe[2], protocol_pipe[2] = {-1, -1};
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || (protocol_channel && pipe2(protocol_pipe, O_CLOEXEC) != 0))
+        throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
+    const pid_t pid = start_sandbox(setup, run, client_arguments, environment, out_pipe[1], protocol_pipe[1]);
     const int child_slot = register_child(pid, true);
     close(out_pipe[1]);
+    if (protocol_channel) close(protocol_pipe[1]);
+    fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
+    if (protocol_channel) fcntl(protocol_pipe[0], F_SETFL, O_NONBLOCK);
     ClientEnd end;
     const auto limit = std::chrono::seconds(setup.problem_timeout);
     auto deadline = std::chrono::steady_clock::now() + limit;
-    std::string pending;
-    char buffer[65536];
+    LineStream log{out_pipe[0], {}}, protocol{protocol_pipe[0], {}};
     // KDBGEN_ENGINE_TRACE=FILE: every line every client wrote, for whoever debugs the engine.
     static const char* trace_path = std::getenv("KDBGEN_ENGINE_TRACE");
     static std::mutex trace_mutex;
-    const auto deliver = [&](std::string_view text) {
-        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-        if (trace_path) {
-            const std::lock_guard lock(trace_mutex);
-            std::ofstream(trace_path, std::ios::app) << text << '\n';
-        }
-        if (text.starts_with("kdbgen-sandbox: ")) end.sandbox_failure = std::string(text.substr(16));
-        if (on_line(text)) deadline = std::chrono::steady_clock::now() + limit;
+    const auto trace = [&](std::string_view text, const char* channel) {
+        if (!trace_path) return;
+        const std::lock_guard lock(trace_mutex);
+        std::ofstream(trace_path, std::ios::app) << channel << text << '\n';
     };
-    for (;;) {
+    const auto from_log = [&](std::string_view text) {
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+        trace(text, "");
+        if (text.starts_with("kdbgen-sandbox: ")) end.sandbox_failure = std::string(text.substr(16));
+        on_line(text);
+    };
+    // Only the replay's own channel moves the watchdog: nothing the library prints does.
+    const auto from_protocol = [&](std::string_view text) {
+        trace(text, "[protocol] ");
+        if (text.starts_with("start ")) deadline = std::chrono::steady_clock::now() + limit;
+    };
+    while (log.open() || protocol.open()) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        pollfd poll_fd{out_pipe[0], POLLIN, 0};
-        const int ready = setup.problem_timeout == 0 ? poll(&poll_fd, 1, -1)
-                                                     : poll(&poll_fd, 1, static_cast<int>(std::max<long>(0, left.count())));
+        pollfd fds[2] = {{log.fd, POLLIN, 0}, {protocol.fd, POLLIN, 0}};
+        const int wait_ms = setup.problem_timeout == 0 ? -1 : static_cast<int>(std::clamp<long>(left.count(), 0, INT_MAX));
+        const int ready = poll(fds, 2, wait_ms);
         if (ready < 0 && errno == EINTR) continue;
         if (ready == 0) {
-            // Out of time: SIGTERM makes the sandbox kill its namespace's PID 1
-            // and wait until the kernel has reaped everything in there.
             end.timed_out = true;
-            ::kill(pid, SIGTERM);
-            const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-            while (::waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < grace)
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            ::kill(-pid, SIGKILL);
-            ::kill(pid, SIGKILL);
+            stop_sandbox(pid);
             break;
         }
-        const ssize_t n = read(out_pipe[0], buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        pending.append(buffer, static_cast<std::size_t>(n));
-        std::size_t from = 0;
-        for (std::size_t newline; (newline = pending.find('\n', from)) != std::string::npos; from = newline + 1)
-            deliver(std::string_view(pending).substr(from, newline - from));
-        pending.erase(0, from);
+        if (log.open() && fds[0].revents) log.read_some(from_log);
+        if (protocol.open() && fds[1].revents) protocol.read_some(from_protocol);
     }
-    if (!pending.empty() && !end.timed_out) deliver(pending);
-    close(out_pipe[0]);
+    if (!end.timed_out && !log.pending.empty()) from_log(log.pending);
+    if (log.open()) close(log.fd);
+    if (protocol.open()) close(protocol.fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

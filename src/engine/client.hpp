@@ -59,13 +59,23 @@ struct ClientEnd {
     std::string sandbox_failure;
 };
 
-// Runs one client; on_line gets each line of its output and returns true
-// where the client starts a new problem: the watchdog's clock starts again
-// there. When it runs out the sandbox is stopped, and with it every process in
-// its namespace.
+// The descriptor the replay also writes its "start" lines to, apart from its
+// standard output and error, which the library shares: the watchdog listens to
+// this one alone (src/engine/replay/main.cpp).
+constexpr int kKdbgenProtocolFd = 3;
+
+// Gets each line a client wrote on its standard output and error, in order:
+// the replay's protocol and MIOpen's log, and anything the library prints.
+using LineReader = std::function<void(std::string_view line)>;
+
+// Runs one client. The watchdog's clock (setup.problem_timeout) runs from the
+// start; with protocol_channel the client gets kKdbgenProtocolFd and each
+// "start" line there starts the clock again, and nothing on the client's
+// output does. When the clock runs out the sandbox is stopped, and with it
+// every process in its namespace.
 ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::vector<std::string>& client_arguments,
-                     const std::vector<std::string>& environment,
-                     const std::function<bool(std::string_view)>& on_line);
+                     const std::vector<std::string>& environment, const LineReader& on_line,
+                     bool protocol_channel = false);
 
 // What a client process runs with: the stub as its HIP runtime, describing the
 // card; its own HOME, TMPDIR and empty user db; MIOpen's log at Info2.

@@ -97,12 +97,11 @@ public:
         Tail tail;
         const auto started = std::chrono::steady_clock::now();
         const ClientEnd end = run_client(setup_, run_, arguments, environment, [&](std::string_view text) {
-            if (read_miopen_log_line(text, result.lookups)) return false;
+            if (read_miopen_log_line(text, result.lookups)) return;
             if (text.find("Invalid Base Input Argument") != std::string_view::npos) result.unsupported = true;
             if (result.failed_line.empty() && text.find("() FAILED") != std::string_view::npos)
                 result.failed_line = std::string(text.substr(0, 200));
             tail.add(text);
-            return false;
         });
         result.status = end.status;
         result.seconds = seconds_since(started);

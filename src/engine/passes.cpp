@@ -54,13 +54,16 @@ struct PassSpec {
 };
 
 // kdbgen-miopen-replay's protocol (src/engine/replay/main.cpp) and MIOpen's
-// log, read line by line into the pass's outcomes and lookups.
+// log, read line by line into the pass's outcomes and lookups. They come on
+// one stream, so that MIOpen's lines of a problem are between its start and
+// done; the watchdog listens to the replay's own channel (run_client).
 class ReplayReader {
 public:
     ReplayReader(const EngineSetup& setup, const PassSpec& spec, std::size_t problem_count, PassResult& result)
         : setup_(setup), spec_(spec), problem_count_(problem_count), result_(result) {}
 
     // True where a problem starts: the watchdog's clock starts again.
+    // True where a problem starts.
     bool read(std::string_view text) {
         if (text.starts_with("load-failed ")) {
             result_.load_failure = std::string(text.substr(12));
@@ -165,6 +168,7 @@ std::vector<std::string> replay_environment(const EngineSetup& setup, const RunF
                              "KDBGEN_COMPILER_HANG_ON"})
         if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
     environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view.string());
+    environment.push_back(fmt::format("KDBGEN_PROTOCOL_FD={}", kKdbgenProtocolFd));
     return environment;
 }
 
@@ -187,8 +191,9 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
                                                  setup.installation.library.string(), (view / "problems.txt").string(),
                                                  mode_name(spec.mode), spec.one_handle ? "one-handle" : "handle-each"};
         ReplayReader reader(setup, spec, lines.size(), result);
-        const ClientEnd end = run_client(setup, run, arguments, replay_environment(setup, run, card, view, spec),
-                                         [&](std::string_view text) { return reader.read(text); });
+        const ClientEnd end =
+            run_client(setup, run, arguments, replay_environment(setup, run, card, view, spec),
+                       [&](std::string_view text) { reader.read(text); }, true);
         ++result.processes;
         if (!end.sandbox_failure.empty()) {
             result.load_failure = end.sandbox_failure;

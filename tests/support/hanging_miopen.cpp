@@ -6,7 +6,12 @@
 //   3  leaves a child in a session of its own holding standard output (a
 //      daemon it started), then fails miopenCreate: the replay ends, but
 //      the pipe kdbgen reads has a writer until that child dies
+//   4  hangs in the problem's first call, printing "start 0" (the replay's
+//      own protocol line) once a second on standard output: the watchdog
+//      must not take that for a new problem
 #include <unistd.h>
+
+#include <cstdio>
 
 namespace {
 [[gnu::constructor]] void on_load() {
@@ -25,7 +30,21 @@ namespace {
 extern "C" int miopenCreate(void** handle) {
 #if KDBGEN_TEST_HANG == 2
     for (;;) pause();
+#elif KDBGEN_TEST_HANG == 4
+    static int own;
+    *handle = &own;
+    return 0;
 #endif
     return handle ? 7 : 1;
 }
+#if KDBGEN_TEST_HANG == 4
+extern "C" int miopenCreateTensorDescriptor(void**) {
+    for (;;) {
+        std::printf("start 0\n");
+        std::fflush(stdout);
+        sleep(1);
+    }
+}
+extern "C" int miopenDestroy(void*) { return 0; }
+#endif
 extern "C" const char* miopenGetErrorString(int) { return "kdbgen test library: no MIOpen here"; }

@@ -481,6 +481,19 @@ TEST_F(HostileMiopen, ALibraryThatHangsIsStoppedByTheWatchdogAndNamed) {
     }
 }
 
+// A library that prints the replay's own "start 0" line once a second while it hangs in a problem: the
+// watchdog listens to the replay's channel alone, so the problem is stopped after --problem-timeout. Before,
+// any "start N" on the output moved the deadline: it ran past --problem-timeout 5 for over a minute.
+TEST_F(HostileMiopen, WhatTheLibraryPrintsMovesNoDeadline) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto result = build_with(KDBGEN_TEST_HANGING_MIOPEN_4, {"--problem-timeout", "3", "-j", "1"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_NE(result.output.find("stopped by the watchdog after 3 s on this problem"), std::string::npos)
+        << result.output;
+    EXPECT_LT(seconds, 40) << result.output;
+    EXPECT_NE(result.exit_code, 0) << result.output;
+}
+
 // A library that leaves a child in a session of its own holding the replay's output: the replay ends, and
 // the child dies with the replay's PID namespace, so the output ends too. No watchdog (--problem-timeout 0):
 // before the namespaces kdbgen waited on that pipe for ever.

@@ -43,11 +43,17 @@
 // call that failed on the way while the rest went on. kdbgen reads standard
 // error (MIOpen's log) through the same pipe, so MIOpen's lines of a problem
 // come between its start and done (standard error is buffered and flushed
-// before each of them).
+// before each of them). Each "start" line also goes to the descriptor
+// KDBGEN_PROTOCOL_FD names (kdbgen's watchdog listens there alone, so nothing
+// the library prints moves its deadline); the replay moves it out of the
+// library's way (a high number, closed on exec) before loading the library.
 #include "replay.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <cstdlib>
 #include <fstream>
@@ -68,6 +74,30 @@ Library load_library(const char* path) {
 #undef KDBGEN_RESOLVE
     return library;
 }
+int g_watchdog_fd = -1;
+
+// The watchdog's channel: KDBGEN_PROTOCOL_FD moved to a high descriptor that
+// compilers the library starts do not inherit, the variable gone.
+void take_watchdog_channel() {
+    const char* named = std::getenv("KDBGEN_PROTOCOL_FD");
+    if (!named) return;
+    const int given = std::atoi(named);
+    g_watchdog_fd = fcntl(given, F_DUPFD_CLOEXEC, 700);
+    if (g_watchdog_fd >= 0) close(given);
+    unsetenv("KDBGEN_PROTOCOL_FD");
+}
+
+void tell_watchdog(const std::string& id) {
+    if (g_watchdog_fd < 0) return;
+    const std::string line = "start " + id + "\n";
+    for (std::size_t done = 0; done < line.size();) {
+        const ssize_t n = write(g_watchdog_fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
 // Each problem of the file, on a handle of its own (handle_each) or all on one.
 // 0, or 3 when miopenCreate fails ("load-failed").
 int run_problems(const Library& library, std::ifstream& problems, Mode mode, bool handle_each) {
@@ -104,6 +134,7 @@ int run_problems(const Library& library, std::ifstream& problems, Mode mode, boo
         std::fflush(stderr);
         std::printf("start %s\n", id.c_str());
         std::fflush(stdout);
+        tell_watchdog(id);
         // For kdbgen's compiler wrapper: a compile it stops is logged against this problem.
         // Between problems no MIOpen thread reads the environment.
         setenv("KDBGEN_PROBLEM", id.c_str(), 1);
@@ -153,6 +184,7 @@ int main(int argc, char** argv) {
     static char log_buffer[1 << 16];
     std::setvbuf(stderr, log_buffer, _IOFBF, sizeof log_buffer);
     std::cerr.unsetf(std::ios_base::unitbuf);
+    take_watchdog_channel();
     Library library;
     try {
         library = load_library(argv[1]);
