@@ -6,7 +6,15 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -111,17 +119,34 @@ std::optional<fs::path> installed_driver(const fs::path& root, const fs::path& l
 }
 
 // A file's bytes into the digest in pieces: a library is tens of megabytes, a
-// compiler a hundred.
-void add_file(Sha256& hash, const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(located(path.string(), 0, "cannot read it"));
+// compiler a hundred. Only a regular file on a real file system, and no more
+// than the size it states: a root's link to /proc/self/pagemap (size 0,
+// endless bytes) or a device is refused, naming it, before any client starts.
+void add_file(Sha256& hash, const fs::path& path, const std::string& name = {}) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw InputError(located(path.string(), 0, std::string("cannot read it: ") + std::strerror(errno)));
+    struct stat st {};
+    struct statfs fs_info {};
+    const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    const bool pseudo = fstatfs(fd, &fs_info) == 0 &&
+                        (fs_info.f_type == PROC_SUPER_MAGIC || fs_info.f_type == SYSFS_MAGIC ||
+                         fs_info.f_type == DEBUGFS_MAGIC || fs_info.f_type == TRACEFS_MAGIC);
+    if (!regular || pseudo || st.st_size > (std::int64_t{16} << 30)) {
+        close(fd);
+        throw InputError(located(path.string(), 0, "not a regular file of the installation (a device, a file of "
+                                                    "/proc or /sys, or over 16 GiB): kdbgen will not read it"));
+    }
     std::string chunk(1 << 20, '\0');
     Sha256 file;
-    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
-        file.add(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
-        if (in.eof()) break;
+    for (auto left = static_cast<std::uint64_t>(st.st_size); left > 0;) {
+        const ssize_t n = read(fd, chunk.data(), std::min<std::uint64_t>(chunk.size(), left));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        file.add(std::string_view(chunk.data(), static_cast<std::size_t>(n)));
+        left -= static_cast<std::uint64_t>(n);
     }
-    hash.add(path.filename().string()).add(file.hex());
+    close(fd);
+    hash.add(name.empty() ? path.filename().string() : name).add(file.hex());
 }
 
 }  // namespace
@@ -217,16 +242,19 @@ std::string engine_identity(const Installation& installation) {
     hash.add(kIdentityRules);
     add_file(hash, installation.library_on_host);
     std::error_code ec;
-    std::vector<fs::path> beside;
+    std::vector<std::pair<std::string, fs::path>> beside;  // the name in the folder, the file it is
+    // Links among them are resolved in the root, as the library's loader sees them there.
+    const fs::path folder_inside = installation.library.parent_path();
     for (const auto& entry : fs::directory_iterator(installation.library_on_host.parent_path(), ec)) {
         const std::string name = entry.path().filename().string();
-        if ((name.starts_with("libamd_comgr.so.") || name.starts_with("libhiprtc.so.") ||
-             name.starts_with("libhiprtc-builtins.so.")) &&
-            fs::is_regular_file(entry.path(), ec))
-            beside.push_back(entry.path());
+        if (!name.starts_with("libamd_comgr.so.") && !name.starts_with("libhiprtc.so.") &&
+            !name.starts_with("libhiprtc-builtins.so."))
+            continue;
+        if (const auto resolved = resolve_in_root(installation.root, folder_inside / name))
+            beside.emplace_back(name, *resolved);
     }
     std::sort(beside.begin(), beside.end());
-    for (const auto& path : beside) add_file(hash, path);
+    for (const auto& [name, path] : beside) add_file(hash, path, name);
     for (const auto& wrapper : installation.compilers) {
         hash.add(wrapper.path).add(wrapper.script);
         if (const auto real = resolve_in_root(installation.root, wrapper.real)) add_file(hash, *real);

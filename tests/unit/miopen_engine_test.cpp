@@ -494,6 +494,25 @@ TEST_F(HostileMiopen, WhatTheLibraryPrintsMovesNoDeadline) {
     EXPECT_NE(result.exit_code, 0) << result.output;
 }
 
+// The engine's identity (the cache's key) digests the compiler libraries beside MIOpen's: one that is a link
+// to /proc/self/pagemap (size 0, endless bytes) is refused, exit 2 naming it, before any client starts.
+// Before, kdbgen read it for ever, with no watchdog running.
+TEST_F(HostileMiopen, IdentityHashingReadsOnlyRegularFilesOfTheInstallation) {
+    fs::create_directories(work / "lib");
+    fs::copy_file(KDBGEN_TEST_PLANTING_MIOPEN, work / "lib" / "libMIOpen.so.1");
+    fs::create_symlink("/proc/self/pagemap", work / "lib" / "libamd_comgr.so.98");
+    const std::string command = fmt::format(
+        "timeout 120 {} build --engine miopen --miopen-lib {} --targets gfx1030_36 --driver-log {} -o {} > {} 2>&1",
+        test::kdbgen_binary(), (work / "lib" / "libMIOpen.so.1").string(), (work / "net.log").string(),
+        (work / "out").string(), (work / "log").string());
+    const int status = std::system(command.c_str());
+    const std::string log = read_text_file(work / "log");
+    ASSERT_TRUE(WIFEXITED(status)) << log;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << "(124: still reading after 120 s)\n" << log;
+    EXPECT_NE(log.find("pagemap"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(work / "out"));
+}
+
 // A library that leaves a child in a session of its own holding the replay's output: the replay ends, and
 // the child dies with the replay's PID namespace, so the output ends too. No watchdog (--problem-timeout 0):
 // before the namespaces kdbgen waited on that pipe for ever.
