@@ -37,8 +37,8 @@ void EngineFlags::add_to(CLI::App& app) {
                    "with --engine miopen: the system the library belongs to, e.g. a debootstrapped Debian "
                    "(tools/miopen-roots), or / (default: this system). kdbgen never writes into it: each MIOpen "
                    "process runs in private namespaces (kdbgen-sandbox; a user namespace when not run as root) "
-                   "that see the root read-only, with kdbgen's compiler wrapper in place of the compilers the "
-                   "library starts");
+                   "that see the root read-only, entered with pivot_root, without any capability (root too), "
+                   "with kdbgen's compiler wrapper in place of the compilers the library starts");
     miopen_db_option = app.add_option("--miopen-db", miopen_db,
                    "with --engine miopen: MIOpen's system db folder (find-dbs, perf-dbs, tuning models: what "
                    "decides which kernels MIOpen builds) as this system names it, e.g. the package's staging tree "

@@ -382,9 +382,15 @@ log "(demo) passed: chain ${times[demo_chain]} s"
 
 # --- (d) a chain whose shards all fail ends failed, after its retries, with no kdb ---
 shared=$T/shared/failing
-log "(failing) a chain with an unknown target, 1 retry"
+log "(failing) an unknown target is refused before anything is submitted"
+if "$recipe" --kdbgen "$kdbgen" --shards "$SHARDS" --shared "$T/shared/refused" --targets gfx9999_1 > "$T/log/refused.out" 2>&1; then
+  fail "(failing) a chain with the unknown target gfx9999_1 was submitted"
+fi
+grep -q "gfx9999" "$T/log/refused.out" || fail "(failing) the refusal does not name the target: $(cat "$T/log/refused.out")"
+[ ! -e "$T/shared/refused/chain/jobs" ] || fail "(failing) jobs were submitted for an unknown target"
+log "(failing) a chain whose every shard fails on the nodes (a network file no node has), 1 retry"
 t0=$(now)
-submit "$shared" --targets gfx9999_1 --retries 1 -- -j 1
+submit "$shared" --targets "$DEMO_TARGETS" --retries 1 -- --network "$T/no-such-network.toml" -j 1
 wait_chain "$shared" 300 && fail "(failing) the chain succeeded"
 times[failing_chain]=$(elapsed "$t0")
 case $(cat "$shared/chain/status" 2>/dev/null) in

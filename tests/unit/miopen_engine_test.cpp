@@ -513,6 +513,23 @@ TEST_F(HostileMiopen, IdentityHashingReadsOnlyRegularFilesOfTheInstallation) {
     EXPECT_FALSE(fs::exists(work / "out"));
 }
 
+// The sandbox is a boundary for root as for a plain user: a library run on "/" that tries every way out it
+// can (write by path, clear the view's read-only flag, the chroot escape, /proc/<pid>/root, the view's own
+// copy of itself under TMPDIR) leaves nothing in a folder of the system's. Before, as root, it wrote there
+// through the view's copy (/tmp/kdbgen-engine-*/mnt/...), after mount_setattr, and after the chroot escape.
+TEST_F(HostileMiopen, TheSandboxHoldsWhateverTheLibraryTries) {
+    const fs::path victim = work / "victim";
+    fs::create_directories(victim);
+    fs::permissions(victim, fs::perms::all);  // writable by anyone: only the sandbox stands in the way
+    std::ofstream(std::string(KDBGEN_TEST_ESCAPING_MIOPEN) + ".victim") << victim.string() << "\n";
+    const auto result = build_with(KDBGEN_TEST_ESCAPING_MIOPEN, {"-j", "1"});
+    fs::remove(std::string(KDBGEN_TEST_ESCAPING_MIOPEN) + ".victim");
+    std::string escaped;
+    for (const auto& entry : fs::directory_iterator(victim)) escaped += entry.path().filename().string() + " ";
+    EXPECT_TRUE(escaped.empty()) << "the library wrote " << escaped << "outside its sandbox\n" << result.output;
+    EXPECT_EQ(result.output.find("kdbgen-sandbox:"), std::string::npos) << result.output;
+}
+
 // A library that leaves a child in a session of its own holding the replay's output: the replay ends, and
 // the child dies with the replay's PID namespace, so the output ends too. No watchdog (--problem-timeout 0):
 // before the namespaces kdbgen waited on that pipe for ever.

@@ -13,23 +13,37 @@
 // --bind   FOLDER of this system, read-only at /NAME (a new top-level name)
 //          in the client's view: a system db given with --miopen-db.
 //
-// Why namespaces: the client's root is a tmpfs whose entries are bind mounts
-// of ROOT's, so putting a wrapper at a compiler path (or creating the
-// build-tree folder Debian's 3.4.0 names) changes only this mount namespace's
-// view: the root's files are never written, a link in the root is resolved
-// inside the root (the client's view is entered with chroot before any path of
-// the library is touched), and the view vanishes with the last process. The
-// root's binds are made read-only but for VIEW and /tmp (a private one in a root). The
-// client runs as PID 1's child in a PID namespace of its own: when it ends,
-// or this process is killed, every process left in there (a compiler, a
-// setsid child holding the output pipe) is killed by the kernel. A plain user gets a user namespace
-// (its own uid mapped to itself); root needs none.
+// The view: a tmpfs at MOUNTPOINT whose entries are bind mounts of ROOT's
+// (links copied as links), entered with pivot_root, the old root detached: a
+// link in the root resolves inside it, and nothing of this system is left to
+// climb back to. A folder that needs a wrapper (or the build-tree folder
+// Debian's 3.4.0 names) is "opened": its entries are bound again onto a tmpfs
+// of this namespace, so the wrapper exists in the view only. Where the view
+// holds a copy of MOUNTPOINT itself (ROOT's /tmp bound with what is mounted
+// in it), that copy is detached. Its own /dev (null, zero, full, random,
+// urandom and a private /dev/shm) and /proc (this PID namespace's, read-only)
+// replace the system's. Everything is read-only but VIEW, /dev/shm and, in a
+// root, a private /tmp; a root whose /tmp is "/" or no folder is refused.
+//
+// Who it confines: a plain user gets a user namespace (its uid mapped to
+// itself), where the client runs without capabilities. Root keeps its uid,
+// but the client runs with an empty capability bounding set and
+// PR_SET_NO_NEW_PRIVS: it cannot mount, remount, clear a read-only flag, trace
+// a process or regain a capability by exec, and a PID namespace of its own
+// with its own /proc shows it no process outside.
+//
+// The client runs as PID 1's child in a PID namespace of its own: when it
+// ends, or this process is killed, every process left in there (a compiler,
+// a setsid child holding the output pipe) is killed by the kernel. PID 1 puts
+// the view together, so that the namespace's /proc is mounted while the
+// system's is still in sight (a user namespace may mount proc only then).
 //
 // Exit: the client's own status (a signal is raised again, so kdbgen sees the
 // same wait status); 125 with a "kdbgen-sandbox: " line when the sandbox
 // cannot be made, 127 when PROGRAM cannot be started.
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/mount.h>
 #include <poll.h>
 #include <sched.h>
@@ -227,24 +241,164 @@ long mount_setattr_call(const char* path, unsigned flags, mount_attr* attr) {
 #endif
 }
 
-// Everything read-only but the run folder, the private /tmp (and the kernel's
-// own /dev, /proc, /sys binds on "/"): a client can write nothing of the root's. Kernels before
-// 5.12 have no mount_setattr; the root is then still never written by kdbgen.
-void make_read_only() {
+bool is_mount_root(const std::string& path) {
+    struct statx sx {};
+    if (statx(AT_FDCWD, path.c_str(), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) != 0) return false;
+    return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+// Everything read-only but the folders named, each its own mount of this
+// namespace, made writable alone (not what is mounted beneath it). Kernels
+// before 5.12 have no mount_setattr; the root is then still never written by
+// kdbgen, but a client could write what it can reach.
+void make_read_only(const std::vector<std::string>& writable) {
     mount_attr read_only{};
     read_only.attr_set = MOUNT_ATTR_RDONLY;
-    if (mount_setattr_call("/", AT_RECURSIVE, &read_only) != 0) return;
-    mount_attr writable{};
-    writable.attr_clr = MOUNT_ATTR_RDONLY;
-    char tmp[PATH_MAX];
-    for (const char* path : {kViewInside, static_cast<const char*>(realpath("/tmp", tmp) ? tmp : "/tmp"), "/dev",
-                             "/proc", "/sys"}) {
-        struct statx sx {};
-        if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) != 0) continue;
-        if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) || !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) continue;
-        if (mount_setattr_call(path, AT_RECURSIVE, &writable) != 0)
-            fail("cannot make %s writable: %s", path, std::strerror(errno));
+    if (mount_setattr_call("/", AT_RECURSIVE, &read_only) != 0) {
+        if (errno == ENOSYS) return;
+        fail("cannot make the view read-only: %s", std::strerror(errno));
     }
+    mount_attr clear{};
+    clear.attr_clr = MOUNT_ATTR_RDONLY;
+    for (const auto& path : writable)
+        if (mount_setattr_call(path.c_str(), 0, &clear) != 0)
+            fail("cannot make %s (a mount of kdbgen's own) writable: %s", path.c_str(), std::strerror(errno));
+}
+
+// Where ROOT's /tmp (or any folder bound with what is mounted in it) holds
+// MOUNTPOINT, the view holds a copy of itself, with every bind made before:
+// detached, so that no way into the view leads past its read-only mounts.
+void detach_view_copy(const std::string& mountpoint) {
+    const std::string copy = mountpoint + mountpoint;
+    if (is_mount_root(copy) && umount2(copy.c_str(), MNT_DETACH) != 0)
+        fail("cannot detach the view's copy of itself at %s: %s", copy.c_str(), std::strerror(errno));
+}
+
+// The view's own /dev: the harmless character devices bound from this
+// system's, the usual links, and a private /dev/shm.
+void make_dev(const std::string& dev) {
+    mount_tmpfs(dev, 0755);
+    for (const char* name : {"null", "zero", "full", "random", "urandom"}) {
+        const std::string source = std::string("/dev/") + name, target = dev + "/" + name;
+        const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) fail("cannot make %s: %s", target.c_str(), std::strerror(errno));
+        close(fd);
+        if (mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0)
+            fail("cannot bind %s on %s: %s", source.c_str(), target.c_str(), std::strerror(errno));
+    }
+    for (const auto& [name, to] : {std::pair{"fd", "/proc/self/fd"}, std::pair{"stdin", "/proc/self/fd/0"},
+                                   std::pair{"stdout", "/proc/self/fd/1"}, std::pair{"stderr", "/proc/self/fd/2"}})
+        if (symlink(to, (dev + "/" + name).c_str()) != 0) fail("cannot make %s/%s: %s", dev.c_str(), name, std::strerror(errno));
+    const std::string shm = dev + "/shm";
+    if (mkdir(shm.c_str(), 01777) != 0) fail("cannot make %s: %s", shm.c_str(), std::strerror(errno));
+    mount_tmpfs(shm, 01777);
+}
+
+// The PID namespace's own /proc (its processes only). Mounted while this
+// system's /proc is still in the namespace: a user namespace may mount proc
+// only where a full one is in sight.
+void mount_proc(const std::string& proc) {
+    if (mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+        fail("cannot mount /proc for the client's PID namespace (%s): a container that hides parts of /proc "
+             "allows no other; run kdbgen where /proc is whole, or as root",
+             std::strerror(errno));
+}
+
+// Into the view with pivot_root, the old root detached: unlike chroot, no
+// chdir("..") leads out of it.
+void enter_view(const std::string& mountpoint) {
+    const std::string old_root = mountpoint + "/.kdbgen-old-root";
+    if (mkdir(old_root.c_str(), 0700) != 0) fail("cannot make %s: %s", old_root.c_str(), std::strerror(errno));
+    if (syscall(SYS_pivot_root, mountpoint.c_str(), old_root.c_str()) != 0 || chdir("/") != 0)
+        fail("cannot enter %s (pivot_root): %s", mountpoint.c_str(), std::strerror(errno));
+    if (umount2("/.kdbgen-old-root", MNT_DETACH) != 0 || rmdir("/.kdbgen-old-root") != 0)
+        fail("cannot detach the old root: %s", std::strerror(errno));
+}
+
+// The client keeps no capability and gains none by exec (a set-uid program,
+// file capabilities, root's own on exec): it cannot mount, remount, clear a
+// read-only flag or trace a process.
+void drop_privileges() {
+    for (int cap = 0; cap <= 63; ++cap)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (syscall(SYS_capset, &header, data) != 0) fail("cannot drop the client's capabilities: %s", std::strerror(errno));
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("cannot set no_new_privs: %s", std::strerror(errno));
+}
+
+struct Arguments {
+    std::string root, view, mountpoint;
+    std::vector<std::pair<std::string, std::string>> wraps, binds;
+    std::set<std::string> own_names{kViewInside + 1, kStashInside + 1};
+    char** program = nullptr;
+};
+
+Arguments parse(int argc, char** argv) {
+    if (argc < 6) fail("usage: kdbgen-sandbox ROOT VIEW MOUNTPOINT [--wrap PATH WRAPPER]... -- PROGRAM [ARG]...");
+    Arguments args;
+    args.root = argv[1];
+    args.view = argv[2];
+    args.mountpoint = argv[3];
+    int at = 4;
+    for (; at < argc && std::strcmp(argv[at], "--") != 0; ++at) {
+        const bool wrap = std::strcmp(argv[at], "--wrap") == 0, bind_folder = std::strcmp(argv[at], "--bind") == 0;
+        if ((!wrap && !bind_folder) || at + 2 >= argc) fail("bad argument %s", argv[at]);
+        (wrap ? args.wraps : args.binds).emplace_back(argv[at + 1], argv[at + 2]);
+        at += 2;
+    }
+    for (const auto& [folder, name] : args.binds) {
+        if (name.size() < 2 || name[0] != '/' || name.find('/', 1) != std::string::npos || name == "/." ||
+            name == "/..")
+            fail("--bind %s %s: not a top-level name", folder.c_str(), name.c_str());
+        args.own_names.insert(name.substr(1));
+    }
+    if (at + 1 >= argc) fail("no program after --");
+    args.program = argv + at + 1;
+    return args;
+}
+
+// PID 1's first work: the client's view, entered.
+void build_view(const Arguments& args) {
+    struct stat root_stat {};
+    if (stat(args.root.c_str(), &root_stat) != 0 || !S_ISDIR(root_stat.st_mode))
+        fail("the root %s is not a folder", args.root.c_str());
+    const std::string& mnt = args.mountpoint;
+    mount_tmpfs(mnt, 0755);
+    std::set<std::string> skip = args.own_names;
+    skip.insert({"dev", "proc"});
+    mirror_entries(args.root, mnt, skip);
+    for (const auto& name : args.own_names)
+        if (mkdir((mnt + "/" + name).c_str(), 0755) != 0)
+            fail("cannot make %s/%s: %s", mnt.c_str(), name.c_str(), std::strerror(errno));
+    bind(args.view, mnt + kViewInside);
+    for (const auto& [folder, name] : args.binds) bind(folder, mnt + name);
+    detach_view_copy(mnt);
+    for (const char* name : {"/dev", "/proc"})
+        if (mkdir((mnt + name).c_str(), 0755) != 0) fail("cannot make %s%s: %s", mnt.c_str(), name, std::strerror(errno));
+    make_dev(mnt + "/dev");
+    mount_proc(mnt + "/proc");
+    enter_view(mnt);
+
+    View client_view;
+    for (const auto& [path, wrapper] : args.wraps) client_view.wrap(path, wrapper);
+    std::vector<std::string> writable{kViewInside, "/dev/shm"};
+    // In a root, a /tmp of the client's own: what a library writes there by
+    // name (not through TMPDIR) stays out of the root and goes with the
+    // namespace. On "/" the system's /tmp is read-only in the view (TMPDIR is
+    // in the run folder). A root whose /tmp is "/" or no folder is refused.
+    if (args.root != "/") {
+        char tmp[PATH_MAX];
+        struct stat tmp_stat {};
+        if (!realpath("/tmp", tmp) || stat(tmp, &tmp_stat) != 0 || !S_ISDIR(tmp_stat.st_mode) ||
+            std::strcmp(tmp, "/") == 0)
+            fail("the root's /tmp is %s: not a folder of its own; kdbgen puts a private /tmp there and will not "
+                 "mount over that", realpath("/tmp", tmp) ? tmp : "missing");
+        mount_tmpfs(tmp, 01777);
+        writable.push_back(tmp);
+    }
+    make_read_only(writable);
 }
 
 pid_t g_init = 0;
@@ -255,60 +409,44 @@ void kill_namespace(int) {
     if (g_init > 0) kill(g_init, SIGKILL);
 }
 
+// PID 1 of the namespace: puts the view together, starts the client, reaps
+// what is orphaned to it, and ends (killing the rest) when the client ends.
+[[noreturn]] void run_init(const Arguments& args, int status_fd, int alive_fd, const sigset_t& before) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    pollfd sandbox_alive{alive_fd, POLLIN, 0};
+    if (poll(&sandbox_alive, 1, 0) != 0) _exit(125);  // no writer left: the sandbox is gone
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    build_view(args);
+    const pid_t client = fork();
+    if (client < 0) _exit(125);
+    if (client == 0) {
+        close(status_fd);
+        drop_privileges();
+        execv(args.program[0], args.program);
+        std::printf("kdbgen-sandbox: cannot start %s: %s\n", args.program[0], std::strerror(errno));
+        _exit(127);
+    }
+    for (;;) {
+        int status = 0;
+        const pid_t ended = wait(&status);
+        if (ended == client) {
+            if (write(status_fd, &status, sizeof status) != sizeof status) _exit(125);
+            _exit(0);
+        }
+        if (ended < 0 && errno == ECHILD) _exit(125);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    if (argc < 6) fail("usage: kdbgen-sandbox ROOT VIEW MOUNTPOINT [--wrap PATH WRAPPER]... -- PROGRAM [ARG]...");
-    const std::string root = argv[1], view = argv[2], mountpoint = argv[3];
-    std::vector<std::pair<std::string, std::string>> wraps, binds;
-    int at = 4;
-    for (; at < argc && std::strcmp(argv[at], "--") != 0; ++at) {
-        const bool wrap = std::strcmp(argv[at], "--wrap") == 0, bind_folder = std::strcmp(argv[at], "--bind") == 0;
-        if ((!wrap && !bind_folder) || at + 2 >= argc) fail("bad argument %s", argv[at]);
-        (wrap ? wraps : binds).emplace_back(argv[at + 1], argv[at + 2]);
-        at += 2;
-    }
-    std::set<std::string> own_names{kViewInside + 1, kStashInside + 1};
-    for (const auto& [folder, name] : binds) {
-        if (name.size() < 2 || name[0] != '/' || name.find('/', 1) != std::string::npos || name == "/." ||
-            name == "/..")
-            fail("--bind %s %s: not a top-level name", folder.c_str(), name.c_str());
-        own_names.insert(name.substr(1));
-    }
-    if (at + 1 >= argc) fail("no program after --");
-    char** program = argv + at + 1;
-
+    const Arguments args = parse(argc, argv);
     // No sandbox outlives kdbgen (its parent), even after kill -9.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     enter_namespaces();
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
         fail("cannot make the mounts private: %s", std::strerror(errno));
-
-    struct stat root_stat {};
-    if (stat(root.c_str(), &root_stat) != 0 || !S_ISDIR(root_stat.st_mode))
-        fail("the root %s is not a folder", root.c_str());
-    mount_tmpfs(mountpoint, 0755);
-    mirror_entries(root, mountpoint, own_names);
-    for (const auto& name : own_names)
-        if (mkdir((mountpoint + "/" + name).c_str(), 0755) != 0)
-            fail("cannot make %s/%s: %s", mountpoint.c_str(), name.c_str(), std::strerror(errno));
-    bind(view, mountpoint + kViewInside);
-    for (const auto& [folder, name] : binds) bind(folder, mountpoint + name);
-    if (chroot(mountpoint.c_str()) != 0 || chdir("/") != 0)
-        fail("cannot enter %s: %s", mountpoint.c_str(), std::strerror(errno));
-
-    View client_view;
-    for (const auto& [path, wrapper] : wraps) client_view.wrap(path, wrapper);
-    // In a root, a /tmp of the client's own: what a library writes there by
-    // name (not through TMPDIR) stays out of the root and goes with the
-    // namespace. On "/" the system's /tmp stays (the library or the build tree
-    // may be there; it is the default TMPDIR, where kdbgen works anyway).
-    char tmp[PATH_MAX];
-    struct stat tmp_stat {};
-    if (root != "/" && realpath("/tmp", tmp) && stat(tmp, &tmp_stat) == 0 && S_ISDIR(tmp_stat.st_mode))
-        mount_tmpfs(tmp, 01777);
-    make_read_only();
 
     // status: PID 1 -> this process, the client's wait status. alive: held
     // open here, so PID 1 can tell whether this process died before PID 1
@@ -324,43 +462,22 @@ int main(int argc, char** argv) {
     g_init = fork();
     if (g_init < 0) fail("fork: %s", std::strerror(errno));
     if (g_init == 0) {
-        // PID 1 of the namespace: starts the client, reaps what is orphaned
-        // to it, and ends (killing the rest) when the client ends.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
         close(alive_pipe[1]);
-        pollfd sandbox_alive{alive_pipe[0], POLLIN, 0};
-        if (poll(&sandbox_alive, 1, 0) != 0) _exit(125);  // no writer left: the sandbox is gone
-        sigprocmask(SIG_SETMASK, &before, nullptr);
         close(status_pipe[0]);
-        const pid_t client = fork();
-        if (client < 0) _exit(125);
-        if (client == 0) {
-            close(status_pipe[1]);
-            execv(program[0], program);
-            std::printf("kdbgen-sandbox: cannot start %s: %s\n", program[0], std::strerror(errno));
-            _exit(127);
-        }
-        for (;;) {
-            int status = 0;
-            const pid_t ended = wait(&status);
-            if (ended == client) {
-                if (write(status_pipe[1], &status, sizeof status) != sizeof status) _exit(125);
-                _exit(0);
-            }
-            if (ended < 0 && errno == ECHILD) _exit(125);
-        }
+        run_init(args, status_pipe[1], alive_pipe[0], before);
     }
     for (const int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, kill_namespace);
     sigprocmask(SIG_SETMASK, &before, nullptr);
     close(status_pipe[1]);
     close(alive_pipe[0]);
-    int client_status = 0;
+    int client_status = 0, init_status = 0;
     const bool reported = read(status_pipe[0], &client_status, sizeof client_status) == sizeof client_status;
-    while (waitpid(g_init, nullptr, 0) < 0 && errno == EINTR) {
+    while (waitpid(g_init, &init_status, 0) < 0 && errno == EINTR) {
     }
     if (!reported) {
-        // Killed (SIGTERM to this sandbox, or from outside): as the client would have been.
-        return 137;
+        // PID 1 could not put the view together (it said why), or was killed
+        // (SIGTERM to this sandbox, or from outside): as the client would have been.
+        return WIFEXITED(init_status) && WEXITSTATUS(init_status) == 125 ? 125 : 137;
     }
     if (WIFSIGNALED(client_status)) {
         const rlimit no_core{0, 0};
