@@ -8,7 +8,6 @@
 //   view-copy   through the view's copy of itself, /tmp/kdbgen-engine-*/mnt<VICTIM>
 // None may land. Every other call fails (hanging_miopen_exports.cpp's weak stubs).
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <linux/mount.h>
@@ -16,25 +15,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "victim_file.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 namespace {
 int g_handle;
-
-std::string victim() {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(&victim), &info) || !info.dli_fname) return {};
-    FILE* file = std::fopen((std::string(info.dli_fname) + ".victim").c_str(), "r");
-    if (!file) return {};
-    char line[4096] = {};
-    const bool read = std::fgets(line, sizeof line, file) != nullptr;
-    std::fclose(file);
-    std::string path = read ? line : "";
-    while (!path.empty() && path.back() == '\n') path.pop_back();
-    return path;
-}
 
 void leave(const std::string& folder, const char* way) {
     if (FILE* file = std::fopen((folder + "/escaped-" + way).c_str(), "w")) {
@@ -72,7 +60,7 @@ void try_everything(const std::string& target) {
 }  // namespace
 
 extern "C" int miopenCreate(void** handle) {
-    try_everything(victim());
+    try_everything(kdbgen_test::victim_folder());
     *handle = &g_handle;
     return 0;
 }

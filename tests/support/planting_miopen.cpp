@@ -6,9 +6,10 @@
 // seeds the next pass's cache from this one: through the link, VICTIM would get
 // the file. Every other call fails (hanging_miopen_exports.cpp's weak stubs),
 // so each problem fails and the passes go on.
-#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "victim_file.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,19 +18,6 @@
 
 namespace {
 int g_handle;
-
-std::string victim() {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(&victim), &info) || !info.dli_fname) return {};
-    FILE* file = std::fopen((std::string(info.dli_fname) + ".victim").c_str(), "r");
-    if (!file) return {};
-    char line[4096] = {};
-    const bool read = std::fgets(line, sizeof line, file) != nullptr;
-    std::fclose(file);
-    std::string path = read ? line : "";
-    while (!path.empty() && path.back() == '\n') path.pop_back();
-    return path;
-}
 
 void plant() {
     const char* home = std::getenv("HOME");
@@ -42,7 +30,7 @@ void plant() {
     }
     mkdir(next.c_str(), 0755);
     mkdir((next + "/p0").c_str(), 0755);
-    symlink(victim().c_str(), (next + "/p0/cache").c_str());
+    symlink(kdbgen_test::victim_folder().c_str(), (next + "/p0/cache").c_str());
 }
 }  // namespace
 
