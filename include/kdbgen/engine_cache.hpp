@@ -46,6 +46,7 @@ public:
         // Why MIOpen failed the problem when that follows from the installation
         // (a source it lacks: it fails the same way every run); empty when it passed.
         std::string failure;
+        std::string miopen_own;  // its cause when the failure is MIOpen's own (ReplayOutcome::miopen_own)
         bool operator==(const Settled&) const = default;
     };
     std::optional<Settled> problem(const Target& card, const std::string& line) const;

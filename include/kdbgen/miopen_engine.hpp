@@ -67,6 +67,10 @@ struct EngineSetup {
     // counts towards the first) and one compile may run; 0 = no limit.
     unsigned problem_timeout = kDefaultProblemTimeout;
     unsigned compile_timeout = kDefaultCompileTimeout;
+    // The tests' fault injection (KDBGEN_REPLAY_CRASH_ON, ..._HANG_ON,
+    // KDBGEN_COMPILER_FAIL_ON, ..._HANG_ON) reaches the clients; off for the
+    // replay that tells MIOpen's own failures (name_miopens_own_failures).
+    bool fault_injection = true;
 };
 
 // The problem -> MIOpenDriver command (the program Debian ships in
@@ -84,6 +88,12 @@ struct ReplayOutcome {
     std::string kind, key;           // the problem
     bool ok = false;
     std::string message;             // why it failed (MIOpen's status, a crash, a failed compile, ...)
+    // A failure that is MIOpen's own: the problem fails the same way with no
+    // kdb installed and none of kdbgen's fault injection, as in a user's
+    // process without kdbgen. Its cause (kernel sources MIOpen lacks, a kernel
+    // it fails to compile, its error with file:line). Empty for a failure
+    // under kdbgen (the build's exit 1).
+    std::string miopen_own;
     std::vector<std::string> notes;  // calls that failed while the rest went on
     std::vector<std::string> miopen_errors;  // MIOpen's own error lines while on this problem (its log)
     std::vector<KdbKey> failed_compiles;     // kernels MIOpen started to build and did not
@@ -173,6 +183,18 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
                                    unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache = nullptr);
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds);
+
+// Tells MIOpen's own failures from failures under kdbgen (ReplayOutcome::
+// miopen_own): each failed problem (a timeout is kdbgen's) that last ran with
+// kdbs installed or under fault injection is replayed once with neither, as a
+// user's process without kdbgen runs it; one that fails there too is MIOpen's
+// own. One that failed with neither already is MIOpen's own without a replay.
+// ran_with_kdbs: per outcome, whether its last run had kdbs installed.
+void name_miopens_own_failures(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                               std::vector<ReplayOutcome>& outcomes, const std::vector<bool>& ran_with_kdbs);
+// The cause of a failure, in words: kernel sources MIOpen lacks, a kernel it
+// fails to compile, or its error with file:line.
+std::string failure_cause(const ReplayOutcome& outcome);
 
 // The end-to-end check with a client kdbgen did not write: every problem run
 // through MIOpenDriver, one process per problem and way (Find, and -S 0 for

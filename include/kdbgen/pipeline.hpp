@@ -182,7 +182,10 @@ struct EngineReport {
         std::vector<CardReplay> cards;
     };
     std::vector<TargetCards> targets;
-    std::size_t failed_problems = 0, still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0, bad_rows = 0;
+    // failed_problems: failed under kdbgen (a fault of the build: exit 1); failed_by_miopen:
+    // MIOpen's own failures (the same with no kdb installed, as in a user's process), named, not faults.
+    std::size_t failed_problems = 0, failed_by_miopen = 0, still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0,
+                bad_rows = 0;
     std::size_t kernels_compiled = 0;     // by MIOpen in this run, every card and round
     std::size_t problems_from_cache = 0;  // settled in an earlier run, not replayed
     // With a check: the kdbs of the folder that fail `kdbgen verify`'s checks (verify_kdb_folder).

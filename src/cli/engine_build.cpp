@@ -106,6 +106,7 @@ std::pair<nlohmann::json, nlohmann::json> outcomes_json(const CardReplay& replay
             continue;
         }
         failures.push_back({{"kind", outcome.kind}, {"key", outcome.key}, {"message", outcome.message},
+                            {"miopen_own", outcome.miopen_own},
                             {"notes", outcome.notes}, {"miopen_errors", outcome.miopen_errors},
                             {"failed_compiles", keys_json(outcome.failed_compiles)}, {"timed_out", outcome.timed_out},
                             {"seconds", outcome.seconds}});
@@ -261,6 +262,13 @@ void print_card(const CardReplay& replay, bool checking, bool quiet) {
     for (const auto& outcome : replay.outcomes) {
         if (outcome.ok) continue;
         ++failed;
+        if (!outcome.miopen_own.empty()) {
+            // Not the build's fault: a user's process fails so without kdbgen too.
+            if (!quiet)
+                fmt::print(stderr, "kdbgen: {}: {} {}: MIOpen's own failure (the same with no kdb installed): {}\n",
+                           card, outcome.kind, outcome.key, outcome.miopen_own);
+            continue;
+        }
         fmt::print(stderr, "kdbgen: {}: {} {}: {}\n", card, outcome.kind, outcome.key, outcome.message);
         for (const auto& key : outcome.failed_compiles)
             fmt::print(stderr, "  not built: {} {}\n", key.kernel_name, key.kernel_args);
@@ -325,14 +333,17 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
         if (json)
             print_json({{"check", request.miopen.check_kdbs->string()}, {"client", engine.client},
                         {"problems", engine.problems}, {"targets", targets}, {"compiled", engine.still_compiled},
-                        {"failed_problems", engine.failed_problems}, {"unstable_keys", engine.unstable_keys},
+                        {"failed_problems", engine.failed_problems}, {"failed_by_miopen", engine.failed_by_miopen},
+                        {"unstable_keys", engine.unstable_keys},
                         {"kdb_unreadable", engine.kdb_unreadable}, {"bad_rows", engine.bad_rows},
                         {"kdb_faults", engine.kdb_faults}});
         else
-            fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed, {} keys "
-                       "change from process to process{}{}\n",
+            fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed with the "
+                       "kdbs ({} more fail without them as well: MIOpen's own), {} keys change from process to "
+                       "process{}{}\n",
                        engine.still_compiled, request.miopen.check_kdbs->string(),
                        engine.client == "MIOpenDriver" ? "MIOpenDriver" : "kdbgen's replay", engine.failed_problems,
+                       engine.failed_by_miopen,
                        engine.unstable_keys,
                        engine.kdb_unreadable ? fmt::format(", MIOpen could not read a kdb {} times", engine.kdb_unreadable)
                                              : "",
@@ -346,13 +357,16 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
                     {"root", request.miopen.root.string()}, {"problem_source", engine.problem_source},
                     {"problems", engine.problems}, {"problems_all", engine.problems_all},
                     {"shard", request.shard}, {"cache_identity", engine.identity}, {"targets", targets},
-                    {"failed_problems", engine.failed_problems}, {"still_compiled", engine.still_compiled},
+                    {"failed_problems", engine.failed_problems}, {"failed_by_miopen", engine.failed_by_miopen},
+                    {"still_compiled", engine.still_compiled},
                     {"unstable_keys", engine.unstable_keys}, {"bad_rows", engine.bad_rows},
                     {"kernels_compiled", engine.kernels_compiled}, {"problems_from_cache", engine.problems_from_cache},
                     {"seconds", built.seconds}, {"cpu", cpu_json()}});
     else
-        fmt::print("MIOpen compiled {} kernels over {} problems ({} from the cache) in {:.1f}s\n",
-                   engine.kernels_compiled, engine.problems, engine.problems_from_cache, built.seconds);
+        fmt::print("MIOpen compiled {} kernels over {} problems ({} from the cache) in {:.1f}s; {} failed under "
+                   "kdbgen, {} are MIOpen's own failures (the same with no kdb installed)\n",
+                   engine.kernels_compiled, engine.problems, engine.problems_from_cache, built.seconds,
+                   engine.failed_problems, engine.failed_by_miopen);
     return exit_code;
 }
 

@@ -82,6 +82,10 @@ ClientEnd run_client(const EngineSetup& setup, const RunFolder& run, const std::
 std::vector<std::string> client_environment(const EngineSetup& setup, const RunFolder& run, const Target& card,
                                             const fs::path& view);
 
+// The tests' fault injection, passed to clients from kdbgen's environment.
+constexpr const char* kFaultInjection[] = {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_REPLAY_HANG_ON", "KDBGEN_COMPILER_FAIL_ON",
+                                           "KDBGEN_COMPILER_HANG_ON"};
+
 std::string describe_exit(int status);
 double seconds_since(std::chrono::steady_clock::time_point since);
 

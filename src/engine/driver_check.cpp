@@ -183,13 +183,22 @@ void judge_task(const Task& task, const TaskResult& first, const std::optional<T
                 continue;
             }
             outcome.ok = false;
+            outcome.miopen_own.clear();
             outcome.message = fmt::format("{}: `{}`: MIOpen threw with the kdbs installed and not without them: {}",
                                           task.way, command, error);
         }
         return;
     }
     const bool passes_bare = bare && bare->ok();
+    // MIOpen's own only while no way of the problem failed under kdbgen.
+    const bool kdbgen_failure_before = !outcome.ok && outcome.miopen_own.empty();
     outcome.ok = false;
+    if (!passes_bare && !first.timed_out && first.compile_timed_out.empty()) {
+        if (!kdbgen_failure_before)
+            outcome.miopen_own = fmt::format("`{}` fails without the kdbs as well ({})", command, first.how(limit));
+    } else {
+        outcome.miopen_own.clear();
+    }
     outcome.timed_out |= first.timed_out || !first.compile_timed_out.empty();
     outcome.message = fmt::format("{}: `{}` failed ({}){}", task.way, command, first.how(limit),
                                   passes_bare ? " with the kdbs installed and passes without them"
@@ -213,6 +222,8 @@ void add_counts(const TaskResult& result, CardReplay& report, std::map<KdbKey, B
 void check_through_replay(const EngineSetup& setup, const Target& card, const ProblemSet& for_replay,
                           CardReplay& report) {
     CardReplay replayed = replay_card(setup, card, for_replay, ReplayPurpose::Check);
+    name_miopens_own_failures(setup, card, for_replay, replayed.outcomes,
+                              std::vector<bool>(replayed.outcomes.size(), true));
     report.outcomes.insert(report.outcomes.end(), replayed.outcomes.begin(), replayed.outcomes.end());
     report.skipped += replayed.skipped;
     report.lookups += replayed.lookups;

@@ -96,7 +96,8 @@ std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, con
     const auto payload = read_entry(path, kProblemKind, sealed_key(path.stem().string()));
     if (!payload) return std::nullopt;
     // The line first (a digest collision is no hit), then "name \t args" per key found,
-    // "!name \t args" per key no one can build, "#fail why" for a failure that repeats.
+    // "!name \t args" per key no one can build, "#fail why" for a failure that repeats,
+    // "#own cause" when that failure is MIOpen's own.
     const auto lines = split(*payload, '\n');
     if (lines.empty() || lines.front() != line) return std::nullopt;
     Settled settled;
@@ -105,6 +106,10 @@ std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, con
         if (text.empty()) continue;
         if (text.starts_with("#fail ")) {
             settled.failure = std::string(text.substr(6));
+            continue;
+        }
+        if (text.starts_with("#own ")) {
+            settled.miopen_own = std::string(text.substr(5));
             continue;
         }
         const bool unbuildable = text.front() == '!';
@@ -124,6 +129,7 @@ void EngineCache::store_problem(const Target& card, const std::string& line, con
     for (const auto& key : settled.asked) text += key.kernel_name + "\t" + key.kernel_args + "\n";
     for (const auto& key : settled.unbuildable) text += "!" + key.kernel_name + "\t" + key.kernel_args + "\n";
     if (!settled.failure.empty()) text += "#fail " + settled.failure + "\n";
+    if (!settled.miopen_own.empty()) text += "#own " + settled.miopen_own + "\n";
     write_cache_entry(path, kProblemKind, sealed_key(path.stem().string()), {text});
 }
 

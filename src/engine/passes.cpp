@@ -164,9 +164,9 @@ std::vector<std::string> replay_environment(const EngineSetup& setup, const RunF
                                             const fs::path& view, const PassSpec& spec) {
     auto environment = client_environment(setup, run, card, view);
     environment.push_back(fmt::format("KDBGEN_REPLAY_VARIANT={}", std::string(1 + spec.variant * 4093, 'v')));
-    for (const char* name : {"KDBGEN_REPLAY_CRASH_ON", "KDBGEN_REPLAY_HANG_ON", "KDBGEN_COMPILER_FAIL_ON",
-                             "KDBGEN_COMPILER_HANG_ON"})
-        if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
+    for (const char* name : kFaultInjection)
+        if (const char* value = std::getenv(name); value && setup.fault_injection)
+            environment.push_back(std::string(name) + "=" + value);
     environment.push_back("MIOPEN_SYSTEM_DB_PATH=" + run.system_db_view.string());
     environment.push_back(fmt::format("KDBGEN_PROTOCOL_FD={}", kKdbgenProtocolFd));
     return environment;

@@ -23,6 +23,8 @@ struct CardProblems {
     std::vector<std::optional<std::string>> lines;
     std::vector<std::optional<std::set<KdbKey>>> settled;
     std::vector<std::size_t> pending;
+    std::vector<bool> ran_with_kdbs;          // whether its last run had kdbs installed
+    std::vector<std::size_t> failures_to_keep; // settled failures the cache keeps, once told MIOpen's own or not
 };
 
 // Settled in an earlier run with this library and system db, and every key it
@@ -34,6 +36,7 @@ bool settled_in_cache(const EngineCache& cache, const Target& card, const std::s
         return false;
     outcome.ok = hit->failure.empty();
     outcome.message = hit->failure;
+    outcome.miopen_own = hit->miopen_own;
     outcome.from_cache = true;
     outcome.asked.insert(hit->asked.begin(), hit->asked.end());
     outcome.asked.insert(hit->unbuildable.begin(), hit->unbuildable.end());
@@ -47,6 +50,7 @@ CardProblems sort_problems(const ProblemSet& problems, const Target& card, const
     CardProblems sorted;
     sorted.lines.resize(entries.size());
     sorted.settled.resize(entries.size());
+    sorted.ran_with_kdbs.resize(entries.size(), false);
     total.outcomes.resize(entries.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {
         auto& outcome = total.outcomes[i];
@@ -107,6 +111,17 @@ std::size_t learn_kernels(const CardReplay& replay, unsigned round, const Target
     return fresh;
 }
 
+// A settled problem into the cache: the keys it asked for, those no one can
+// build, and why it fails when that repeats every run.
+void keep_settled(EngineCache& cache, const Target& card, const std::map<KdbKey, Bytes>& known,
+                  const CardProblems& problems, std::size_t i, const ReplayOutcome& done) {
+    EngineCache::Settled entry;
+    for (const auto& key : *problems.settled[i]) (known.count(key) ? entry.asked : entry.unbuildable).push_back(key);
+    if (!done.ok) entry.failure = done.message;
+    entry.miopen_own = done.miopen_own;
+    cache.store_problem(card, *problems.lines[i], entry);
+}
+
 // Settled: every key it looked up was found, or what was not is no kernel
 // anyone has (MIOpen failed to build it, or has no source for it: reported,
 // and another round would not change it). A key built from a value that
@@ -133,10 +148,11 @@ std::vector<std::size_t> settle_round(CardReplay& replay, const Target& card, co
         const ReplayOutcome& done = total.outcomes[i];
         const bool repeats = done.ok || (!done.timed_out && !done.without_source.empty() && done.failed_compiles.empty());
         if (!cache || !repeats || !problems.lines[i]) continue;
-        EngineCache::Settled entry;
-        for (const auto& key : *problems.settled[i]) (known.count(key) ? entry.asked : entry.unbuildable).push_back(key);
-        if (!done.ok) entry.failure = done.message;
-        cache->store_problem(card, *problems.lines[i], entry);
+        if (!done.ok) {
+            problems.failures_to_keep.push_back(i);  // once name_miopens_own_failures has told whose it is
+            continue;
+        }
+        keep_settled(*cache, card, known, problems, i, done);
     }
     return still;
 }
@@ -192,6 +208,7 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         for (const std::size_t i : sorted.pending)
             for (const auto& origin : entries[i].origins) these.add(entries[i].problem, origin);
         CardReplay replay = replay_card(this_round, card, these);
+        for (const std::size_t i : sorted.pending) sorted.ran_with_kdbs[i] = this_round.installed_kdbs.has_value();
         if (replay.outcomes.size() != sorted.pending.size())
             throw std::logic_error("replay_card returned another number of outcomes");
         CardReplay::Round stats = absorb_round(replay, sorted.pending.size(), total);
@@ -199,6 +216,9 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
         sorted.pending = settle_round(replay, card, known, cache, sorted, total);
         total.rounds.push_back(stats);
     }
+    name_miopens_own_failures(setup, card, problems, total.outcomes, sorted.ran_with_kdbs);
+    if (cache)
+        for (const std::size_t i : sorted.failures_to_keep) keep_settled(*cache, card, known, sorted, i, total.outcomes[i]);
     take_records(sorted, known, total);
     total.seconds = seconds_since(started);
     return total;

@@ -148,6 +148,7 @@ CardReplay run_card(const BuildRequest& request, const EngineSetup& setup, const
     if (!request.miopen.check_kdbs) return replay_card_to_fixpoint(setup, card, mine, request.miopen.rounds, known, cache);
     if (driver) return check_card_with_driver(setup, card, mine);
     CardReplay replay = replay_card(setup, card, mine, ReplayPurpose::Check);
+    name_miopens_own_failures(setup, card, mine, replay.outcomes, std::vector<bool>(replay.outcomes.size(), true));
     // The replay alone: whatever it compiled with the kdbs installed, less unstable keys.
     replay.still_compiled.clear();
     for (const auto& record : replay.records) replay.still_compiled.push_back(record.key);
@@ -163,7 +164,10 @@ void count_card(CardReplay& replay, bool checking, EngineReport& engine, std::ve
     engine.bad_rows += replay.bad_rows.size();
     engine.problems_from_cache += replay.from_cache;
     for (const auto count : replay.new_per_round) engine.kernels_compiled += count;
-    for (const auto& outcome : replay.outcomes) engine.failed_problems += !outcome.ok;
+    for (const auto& outcome : replay.outcomes) {
+        engine.failed_problems += !outcome.ok && outcome.miopen_own.empty();
+        engine.failed_by_miopen += !outcome.ok && !outcome.miopen_own.empty();
+    }
     engine.failed_problems -= replay.skipped;
     // The code objects go to the kdb; the card keeps the keys (its report counts them).
     for (auto& record : replay.records) {
