@@ -56,20 +56,11 @@ struct TaskResult {
     }
 };
 
-// Where MIOpen threw to its caller ("MIOpen Error: <file>:<line>: ..." -> up to
-// the line number: the message names temporary folders that differ from run to
-// run; its logged errors, "MIOpen(HIP): Error [...]", are not failures of the call).
+// Where MIOpen threw to its caller in a run (thrown_site), as "MIOpen Error: <file>:<line>:".
 std::set<std::string> thrown_errors(const KernelLookups& lookups) {
     std::set<std::string> thrown;
-    for (const auto& line : lookups.errors) {
-        const auto at = line.find("MIOpen Error: ");
-        if (at == std::string::npos) continue;
-        std::string where = line.substr(at);
-        // "MIOpen Error: src/x.cpp:186: ...": keep through the second ':' after the prefix.
-        const auto file_end = where.find(':', 14);
-        const auto line_end = file_end == std::string::npos ? file_end : where.find(':', file_end + 1);
-        thrown.insert(line_end == std::string::npos ? where : where.substr(0, line_end + 1));
-    }
+    for (const auto& line : lookups.errors)
+        if (const auto site = thrown_site(line)) thrown.insert("MIOpen Error: " + *site + ":");
     return thrown;
 }
 

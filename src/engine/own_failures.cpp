@@ -4,6 +4,7 @@
 // injection fails so in a user's process without kdbgen too; it is named, by
 // its cause, and is no failure of the build.
 #include "client.hpp"
+#include "records.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,18 +23,13 @@ bool fault_injection_active(const EngineSetup& setup) {
                        [](const char* name) { return std::getenv(name) != nullptr; });
 }
 
-// "MIOpen Error: /path/src/x.cpp:186: ..." -> "src/x.cpp:186" (the build path differs between builds).
+// The first place MIOpen threw, from "src/" on (the build path differs between builds).
 std::string thrown_at(const std::vector<std::string>& errors) {
-    for (const auto& line : errors) {
-        const auto at = line.find("MIOpen Error: ");
-        if (at == std::string::npos) continue;
-        const std::string rest = line.substr(at + 14);
-        const auto file_end = rest.find(':');
-        const auto line_end = file_end == std::string::npos ? file_end : rest.find(':', file_end + 1);
-        std::string where = rest.substr(0, line_end);
-        if (const auto src = where.rfind("/src/"); src != std::string::npos) where = where.substr(src + 1);
-        return where;
-    }
+    for (const auto& line : errors)
+        if (auto where = engine::thrown_site(line)) {
+            if (const auto src = where->rfind("/src/"); src != std::string::npos) *where = where->substr(src + 1);
+            return *where;
+        }
     return {};
 }
 

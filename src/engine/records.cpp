@@ -143,6 +143,16 @@ bool is_unstable(const std::vector<UnstableKey>& unstable, const KdbKey& key) {
     return std::any_of(unstable.begin(), unstable.end(), [&](const UnstableKey& u) { return u.matches(key); });
 }
 
+std::optional<std::string> thrown_site(std::string_view line) {
+    constexpr std::string_view marker = "MIOpen Error: ";
+    const auto at = line.find(marker);
+    if (at == std::string_view::npos) return std::nullopt;
+    const std::string_view rest = line.substr(at + marker.size());
+    const auto file_end = rest.find(':');
+    const auto line_end = file_end == std::string_view::npos ? file_end : rest.find(':', file_end + 1);
+    return std::string(rest.substr(0, line_end));
+}
+
 void merge_unstable(std::vector<UnstableKey>& unstable, std::vector<UnstableKey> found) {
     for (auto& key : found) {
         auto same = std::find_if(unstable.begin(), unstable.end(), [&](const UnstableKey& u) {

@@ -8,6 +8,8 @@
 #include "kdbgen/miopen_engine.hpp"
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,12 @@ void merge_unstable(std::vector<UnstableKey>& unstable, std::vector<UnstableKey>
 // to build and did not.
 void add_outcome(CardReplay& report, const ProblemSet::Entry& entry, const std::map<std::size_t, ReplayOutcome>& outcomes,
                  const std::map<std::size_t, KernelLookups>& lookups, std::size_t i, const char* missing);
+// Where MIOpen threw to its caller, from one of its error lines: "MIOpen Error:
+// <file>:<line>: ..." -> "<file>:<line>" (the message after it names temporary
+// folders that differ from run to run); nullopt for any other line (its logged
+// errors, "MIOpen(HIP): Error [...]", are not failures of the call).
+std::optional<std::string> thrown_site(std::string_view line);
+
 // Joins a process's outcome of a problem into what earlier ones said.
 void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first);
 
