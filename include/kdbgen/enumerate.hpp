@@ -214,9 +214,14 @@ public:
     // memory): the built-in corpus, 2 * 10^5 problems, is added to no more once gathered.
     // An add() after it makes them again.
     void finish_adding();
+    // Problems a source chose not to generate, by reason (the network zoo's:
+    // what no framework sends MIOpen): counted, so a report can say so.
+    void leave_out(const std::string& why) { ++left_out_[why]; }
+    const std::map<std::string, std::size_t>& left_out() const { return left_out_; }
 
 private:
     void make_index();
+    std::map<std::string, std::size_t> left_out_;
     bool indexed_ = true;
     std::vector<Entry> entries_;
     std::map<std::string, std::size_t> index_;  // kind + key -> entry

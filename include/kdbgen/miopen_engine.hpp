@@ -58,11 +58,16 @@ struct EngineSetup {
     // (MIOPEN_SYSTEM_DB_PATH): what MIOpen then still compiles is what they miss.
     std::optional<fs::path> installed_kdbs;
     const std::atomic<bool>* interrupted = nullptr;
-    // Told of each problem a replay finished (its first process), from the
-    // replay threads: how many kernels MIOpen compiled for it there.
-    std::function<void(std::size_t compiled)> on_problem_done;
-    // Told when replay_card_to_fixpoint starts a round of this many problems.
-    std::function<void(unsigned round, std::size_t problems)> on_round_start;
+    // Progress, one set of counts (src/pipeline/replay_progress.hpp). A card's
+    // work comes in phases (replay_card_to_fixpoint's confirmation and
+    // rounds, the replay that tells MIOpen's own failures, a check), each of
+    // problems; a phase's replays run each problem through passes (A and B,
+    // then C and D for some): on_passes tells how many problem-passes are
+    // added as that is known, on_pass_done each one finished (from the replay
+    // threads) with the keys MIOpen compiled there.
+    std::function<void(const std::string& phase, std::size_t problems)> on_phase_start;
+    std::function<void(std::size_t problem_passes)> on_passes;
+    std::function<void(const std::set<KdbKey>& compiled)> on_pass_done;
     // The watchdog: seconds a client may take over one problem (its load
     // counts towards the first) and one compile may run; 0 = no limit.
     unsigned problem_timeout = kDefaultProblemTimeout;
@@ -106,11 +111,38 @@ struct ReplayOutcome {
     // for it), and those it did not find: a problem with none missed is
     // settled, another round with more kernels installed changes nothing.
     std::set<KdbKey> asked, missed;
+    bool settled = false;     // replay_card_to_fixpoint: asked is its whole set of keys
     bool from_cache = false;  // settled in an earlier run (EngineCache): not replayed
+    // A later card of a processor whose confirmation asked only for keys the
+    // first card settled this problem with, found them all, and ended the
+    // same way: settled as the first card was (replay_card_to_fixpoint).
+    bool confirmed = false;
+};
+
+// The engine's counts, each named once and shown under that name in the
+// progress, the card and final lines and the JSON (docs/engine.md, "The
+// counts"). A card's count problems; a run's add the cards' up (problem-cards)
+// and count each kernel once per kdb.
+struct EngineCounts {
+    std::size_t problems = 0;
+    std::size_t problems_settled = 0;     // every key it asks for found, or no kernel anyone can build
+    std::size_t problems_from_cache = 0;  // of the settled: in an earlier run, not replayed
+    std::size_t problems_confirmed = 0;   // of the settled: as the processor's first card (ReplayOutcome::confirmed)
+    std::size_t problems_failed_by_miopen = 0;     // fail the same with no kdb installed: MIOpen's own, no fault
+    std::size_t problems_failed_under_kdbgen = 0;  // the build's fault: exit 1
+    std::size_t problems_not_replayed = 0;         // the replay cannot express them
+    std::size_t kernels_asked = 0;       // distinct keys MIOpen looked up
+    std::size_t kernels_compiled = 0;    // compiled by MIOpen in this run (with a check: with the kdbs installed)
+    std::size_t kernels_from_cache = 0;  // written from the cache, compiled in an earlier run
+    std::size_t kernels_written = 0;     // rows for the kdb (a run: the kdbs' rows)
+
+    void add_problems(const EngineCounts& card);
+    std::string describe() const;
 };
 
 struct CardReplay {
     Target card;
+    EngineCounts counts;  // count_card_replay
     std::vector<KdbRecord> records;       // every kernel MIOpen compiled, one per key
     std::vector<ReplayOutcome> outcomes;  // one per problem given
     std::size_t skipped = 0;              // problems the replay cannot express
@@ -131,6 +163,10 @@ struct CardReplay {
         double seconds = 0, compile_seconds = 0, logged_compile_seconds = 0;
     };
     std::vector<Round> rounds;
+    // A later card of a processor: its confirmation pass (replay_card_to_fixpoint)
+    // and the problems it settled as the first card had.
+    std::optional<Round> confirmation;
+    std::size_t confirmed = 0;
     std::size_t from_cache = 0;        // problems settled in an earlier run, not replayed
     std::size_t kernels_installed = 0; // kernels installed before the first round (cache, earlier cards)
     std::vector<KdbKey> still_compiled;
@@ -156,7 +192,10 @@ struct CardReplay {
 // framework's process does: what a handle holds came from the kdb (else the
 // compile was seen), and the problems that compiled anything are replayed
 // again on handles of their own to tell unstable keys.
-enum class ReplayPurpose { Build, Check };
+// A confirmation (a later card of a processor, every kernel known installed)
+// runs a check's first two passes: a problem's lookups there are a subset
+// of what it asks on a handle of its own, which is all it is compared with.
+enum class ReplayPurpose { Build, Check, Confirm };
 
 // Replays the problems on one card (a target with its CU count). Throws
 // InputError when the library cannot be loaded at all (naming it and why);
@@ -179,10 +218,23 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
 // replayed when every key they asked for is known; new kernels and settled
 // problems are stored. The card's records are the keys its settled problems
 // asked for.
+//
+// first_card (may be null): the same problems' replay on the processor's
+// first card. The cards of a processor differ only where MIOpen reads the CU
+// count (its heuristics, the find-db and perf-db of that count), so a later
+// card is first confirmed: every problem replayed once, on one handle per
+// process, with every known kernel installed (ReplayPurpose::Confirm). One
+// that looked up only keys the first card settled it with, missed none and
+// ended the same way is settled as there; only the others go through rounds.
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
-                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache = nullptr);
+                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache = nullptr,
+                                   const CardReplay* first_card = nullptr);
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
                                    unsigned max_rounds);
+
+// The card's counts from its outcomes and records (all but
+// kernels_from_cache, which only the run knows): once its replay has ended.
+void count_card_replay(CardReplay& replay, bool checking);
 
 // Tells MIOpen's own failures from failures under kdbgen (ReplayOutcome::
 // miopen_own): each failed problem (a timeout is kdbgen's) that last ran with

@@ -44,6 +44,9 @@ struct PlanRequest {
     MiopenBuildOptions build;
     std::vector<unsigned> compute_units;  // the cards of arch-wide targets; empty: products.toml
     enum class Corpus { Auto, On, Off } corpus = Corpus::Auto;  // Auto: on when no problem source is given
+    // The corpus' parts (--corpus find-dbs|zoo|both): the find-dbs (of the tree, or those the
+    // installed MIOpen ships), and the network zoo.
+    bool corpus_find_dbs = true;
     bool zoo = true;
     std::vector<std::string> excluded_solvers;
     bool entry_coverage = false;   // every listed find-db entry's status, not only each line's winner
@@ -182,15 +185,16 @@ struct EngineReport {
         std::vector<CardReplay> cards;
     };
     std::vector<TargetCards> targets;
-    // failed_problems: failed under kdbgen (a fault of the build: exit 1); failed_by_miopen:
-    // MIOpen's own failures (the same with no kdb installed, as in a user's process), named, not faults.
-    std::size_t failed_problems = 0, failed_by_miopen = 0, still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0,
-                bad_rows = 0;
-    std::size_t kernels_compiled = 0;     // by MIOpen in this run, every card and round
-    std::size_t problems_from_cache = 0;  // settled in an earlier run, not replayed
+    // Every card's, added up (problem-cards); each kernel once per kdb. Problems failed under
+    // kdbgen are a fault of the build (exit 1); MIOpen's own failures (the same with no kdb
+    // installed, as in a user's process) are named, not faults.
+    EngineCounts counts;
+    std::size_t still_compiled = 0, unstable_keys = 0, kdb_unreadable = 0, bad_rows = 0;
     // With a check: the kdbs of the folder that fail `kdbgen verify`'s checks (verify_kdb_folder).
     std::vector<std::string> kdb_faults;
-    bool faults() const { return failed_problems || still_compiled || kdb_unreadable || bad_rows || !kdb_faults.empty(); }
+    bool faults() const {
+        return counts.problems_failed_under_kdbgen || still_compiled || kdb_unreadable || bad_rows || !kdb_faults.empty();
+    }
 };
 
 struct BuildReport {

@@ -114,24 +114,44 @@ std::pair<nlohmann::json, nlohmann::json> outcomes_json(const CardReplay& replay
     return {failures, with_errors};
 }
 
+nlohmann::json round_json(const CardReplay::Round& round) {
+    return {{"problems", round.problems},
+            {"processes", round.processes},
+            {"compiler_starts", round.compiler_starts},
+            {"seconds", round.seconds},
+            {"compile_seconds", round.compile_seconds},
+            {"logged_compile_seconds", round.logged_compile_seconds}};
+}
+
+// Per round: its problems, and the kernels MIOpen compiled there that were new (kernels_compiled).
 nlohmann::json rounds_json(const CardReplay& replay) {
     nlohmann::json rounds = nlohmann::json::array();
-    for (std::size_t r = 0; r < replay.rounds.size(); ++r)
-        rounds.push_back({{"round", r + 1}, {"problems", replay.rounds[r].problems},
-                          {"compiled", replay.rounds[r].compiled},
-                          {"new_kernels", r < replay.new_per_round.size() ? replay.new_per_round[r] : 0},
-                          {"processes", replay.rounds[r].processes},
-                          {"compiler_starts", replay.rounds[r].compiler_starts},
-                          {"seconds", replay.rounds[r].seconds},
-                          {"compile_seconds", replay.rounds[r].compile_seconds},
-                          {"logged_compile_seconds", replay.rounds[r].logged_compile_seconds}});
+    for (std::size_t r = 0; r < replay.rounds.size(); ++r) {
+        nlohmann::json round = round_json(replay.rounds[r]);
+        round["round"] = r + 1;
+        round["kernels_compiled"] = r < replay.new_per_round.size() ? replay.new_per_round[r] : 0;
+        rounds.push_back(std::move(round));
+    }
     return rounds;
+}
+
+// EngineCounts under its own names, as the progress and the text lines name them.
+nlohmann::json counts_json(const EngineCounts& counts) {
+    return {{"problems", counts.problems},
+            {"problems_settled", counts.problems_settled},
+            {"problems_from_cache", counts.problems_from_cache},
+            {"problems_confirmed", counts.problems_confirmed},
+            {"problems_failed_by_miopen", counts.problems_failed_by_miopen},
+            {"problems_failed_under_kdbgen", counts.problems_failed_under_kdbgen},
+            {"problems_not_replayed", counts.problems_not_replayed},
+            {"kernels_asked", counts.kernels_asked},
+            {"kernels_compiled", counts.kernels_compiled},
+            {"kernels_from_cache", counts.kernels_from_cache},
+            {"kernels_written", counts.kernels_written}};
 }
 
 nlohmann::json card_json(const CardReplay& replay) {
     const auto [failures, with_errors] = outcomes_json(replay);
-    const auto ok = static_cast<std::size_t>(
-        std::count_if(replay.outcomes.begin(), replay.outcomes.end(), [](const ReplayOutcome& o) { return o.ok; }));
     double slowest = 0;
     std::string slowest_problem;
     for (const auto& outcome : replay.outcomes)
@@ -145,35 +165,30 @@ nlohmann::json card_json(const CardReplay& replay) {
     for (const auto& key : replay.unstable)
         unstable.push_back({{"kernel_name", key.kernel_name}, {"varying_defines", key.varying_defines},
                             {"examples", key.examples}, {"problem", key.problem}});
-    return {{"card", replay.card.spec()},
-            {"client", replay.client},
-            {"db_basename", replay.card.db_basename()},
-            {"lookups", replay.lookups},
-            {"compiled_in_last_round", replay.compiled},
-            {"processes", replay.processes},
-            {"slowest_problem", {{"problem", slowest_problem}, {"seconds", slowest}}},
-            {"slowest_compile_seconds", replay.slowest_compile_seconds},
-            {"compile_seconds", replay.compile_seconds},
-            {"logged_compile_seconds", replay.logged_compile_seconds},
-            {"unstable_keys", unstable},
-            {"kernels_without_source", keys_json(replay.without_source)},
-            {"kdb_unreadable", replay.kdb_unreadable},
-            {"bad_rows", replay.bad_rows},
-            {"problems", replay.outcomes.size()},
-            {"replayed_ok", ok},
-            {"skipped", replay.skipped},
-            {"kernels_compiled_by_miopen", replay.records.size()},
-            {"kernels_by_file", by_file},
-            {"compiler_starts", replay.compiler_starts},
-            {"new_kernels_per_round", replay.new_per_round},
-            {"rounds", rounds_json(replay)},
-            {"problems_from_cache", replay.from_cache},
-            {"kernels_installed_before", replay.kernels_installed},
-            {"kernels_asked", replay.asked.size()},
-            {"still_compiled", keys_json(replay.still_compiled)},
-            {"seconds", replay.seconds},
-            {"failures", failures},
-            {"replayed_with_miopen_errors", with_errors}};
+    nlohmann::json card = counts_json(replay.counts);
+    card.update({{"card", replay.card.spec()},
+                 {"client", replay.client},
+                 {"db_basename", replay.card.db_basename()},
+                 {"lookups", replay.lookups},
+                 {"processes", replay.processes},
+                 {"slowest_problem", {{"problem", slowest_problem}, {"seconds", slowest}}},
+                 {"slowest_compile_seconds", replay.slowest_compile_seconds},
+                 {"compile_seconds", replay.compile_seconds},
+                 {"logged_compile_seconds", replay.logged_compile_seconds},
+                 {"unstable_keys", unstable},
+                 {"kernels_without_source", keys_json(replay.without_source)},
+                 {"kdb_unreadable", replay.kdb_unreadable},
+                 {"bad_rows", replay.bad_rows},
+                 {"kernels_by_file", by_file},
+                 {"compiler_starts", replay.compiler_starts},
+                 {"rounds", rounds_json(replay)},
+                 {"confirmation", replay.confirmation ? round_json(*replay.confirmation) : nlohmann::json(nullptr)},
+                 {"kernels_installed_before", replay.kernels_installed},
+                 {"still_compiled", keys_json(replay.still_compiled)},
+                 {"seconds", replay.seconds},
+                 {"failures", failures},
+                 {"replayed_with_miopen_errors", with_errors}});
+    return card;
 }
 
 }  // namespace
@@ -242,7 +257,7 @@ EngineRequest EngineFlags::request() const {
 namespace {
 
 // A card's replay in words, on standard error, as it ends.
-void print_card(const CardReplay& replay, bool checking, bool quiet) {
+void print_card(const CardReplay& replay, bool quiet) {
     const std::string card = replay.card.spec();
     for (const auto& key : replay.still_compiled)
         fmt::print(stderr, "kdbgen: {}: MIOpen compiled {} with the kdb installed:\n  {}\n", card, key.kernel_name,
@@ -258,10 +273,8 @@ void print_card(const CardReplay& replay, bool checking, bool quiet) {
         fmt::print(stderr, "kdbgen: {}: MIOpen asked for {} kernels it has no source for (e.g. {}): it cannot build "
                            "them; a kdb holding them would serve them\n",
                    card, replay.without_source.size(), replay.without_source.begin()->kernel_name);
-    std::size_t failed = 0;
     for (const auto& outcome : replay.outcomes) {
         if (outcome.ok) continue;
-        ++failed;
         if (!outcome.miopen_own.empty()) {
             // Not the build's fault: a user's process fails so without kdbgen too.
             if (!quiet)
@@ -276,19 +289,9 @@ void print_card(const CardReplay& replay, bool checking, bool quiet) {
             for (const auto& line : outcome.miopen_errors) fmt::print(stderr, "  {}\n", line);
     }
     if (quiet) return;
-    if (checking) {
-        fmt::print(stderr, "kdbgen: {}: {} kernel lookups, {} compiled with the kdbs installed ({} processes, {} "
-                           "compiler starts), {} unstable keys, {} of {} problems ok, {:.1f}s\n",
-                   card, replay.lookups, replay.still_compiled.size(), replay.processes, replay.compiler_starts,
-                   replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
-        return;
-    }
-    fmt::print(stderr, "kdbgen: {}: {} kernels asked for, {} compiled by MIOpen ({} processes, {} compiler starts; new "
-                       "per round: {}), {} problems from the cache, {} installed before the first round, {} unstable "
-                       "keys, {} of {} problems ok, {:.1f}s\n",
-               card, replay.asked.size(), replay.compiled, replay.processes, replay.compiler_starts,
-               fmt::join(replay.new_per_round, ", "), replay.from_cache, replay.kernels_installed,
-               replay.unstable.size(), replay.outcomes.size() - failed, replay.outcomes.size(), replay.seconds);
+    fmt::print(stderr, "kdbgen: {}: {}; {} kernel lookups, {} processes, {} compiler starts, {} unstable keys, {:.1f}s\n",
+               card, replay.counts.describe(), replay.lookups, replay.processes, replay.compiler_starts,
+               replay.unstable.size(), replay.seconds);
 }
 
 }  // namespace
@@ -307,7 +310,7 @@ nlohmann::json cpu_json() {
 
 int run_engine_build(BuildRequest request, bool json, bool quiet) {
     const bool checking = request.miopen.check_kdbs.has_value();
-    if (!json) request.on_engine_card = [&](const CardReplay& replay) { print_card(replay, checking, quiet); };
+    if (!json) request.on_engine_card = [&](const CardReplay& replay) { print_card(replay, quiet); };
     const BuildReport built = build(request);
     const EngineReport& engine = *built.engine;
     nlohmann::json targets = nlohmann::json::array();
@@ -329,21 +332,20 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
     const int exit_code = engine.faults() ? kExitSomeFailed : kExitOk;
     if (checking && !json)
         for (const auto& fault : engine.kdb_faults) fmt::print(stderr, "kdbgen: {}\n", fault);
+    nlohmann::json report = counts_json(engine.counts);  // problem-cards: every card's problems
+    report.update({{"problems_given", engine.problems}, {"targets", targets}, {"still_compiled", engine.still_compiled},
+                   {"unstable_keys", engine.unstable_keys}, {"kdb_unreadable", engine.kdb_unreadable},
+                   {"bad_rows", engine.bad_rows}, {"seconds", built.seconds}, {"cpu", cpu_json()}});
     if (checking) {
+        report.update({{"check", request.miopen.check_kdbs->string()}, {"client", engine.client},
+                       {"kdb_faults", engine.kdb_faults}});
         if (json)
-            print_json({{"check", request.miopen.check_kdbs->string()}, {"client", engine.client},
-                        {"problems", engine.problems}, {"targets", targets}, {"compiled", engine.still_compiled},
-                        {"failed_problems", engine.failed_problems}, {"failed_by_miopen", engine.failed_by_miopen},
-                        {"unstable_keys", engine.unstable_keys},
-                        {"kdb_unreadable", engine.kdb_unreadable}, {"bad_rows", engine.bad_rows},
-                        {"kdb_faults", engine.kdb_faults}});
+            print_json(report);
         else
-            fmt::print("MIOpen compiled {} kernels with the kdbs of {} installed ({}); {} problems failed with the "
-                       "kdbs ({} more fail without them as well: MIOpen's own), {} keys change from process to "
-                       "process{}{}\n",
-                       engine.still_compiled, request.miopen.check_kdbs->string(),
-                       engine.client == "MIOpenDriver" ? "MIOpenDriver" : "kdbgen's replay", engine.failed_problems,
-                       engine.failed_by_miopen,
+            fmt::print("{}; with the kdbs of {} installed ({}): {} kernels compiled, {} keys change from process "
+                       "to process{}{}\n",
+                       engine.counts.describe(), request.miopen.check_kdbs->string(),
+                       engine.client == "MIOpenDriver" ? "MIOpenDriver" : "kdbgen's replay", engine.still_compiled,
                        engine.unstable_keys,
                        engine.kdb_unreadable ? fmt::format(", MIOpen could not read a kdb {} times", engine.kdb_unreadable)
                                              : "",
@@ -352,21 +354,15 @@ int run_engine_build(BuildRequest request, bool json, bool quiet) {
                                                                engine.kdb_faults.size()));
         return exit_code;
     }
+    report.update({{"engine", "miopen"}, {"library", request.miopen.library.string()},
+                   {"root", request.miopen.root.string()}, {"problem_source", engine.problem_source},
+                   {"problems_all", engine.problems_all}, {"shard", request.shard},
+                   {"cache_identity", engine.identity}});
     if (json)
-        print_json({{"engine", "miopen"}, {"library", request.miopen.library.string()},
-                    {"root", request.miopen.root.string()}, {"problem_source", engine.problem_source},
-                    {"problems", engine.problems}, {"problems_all", engine.problems_all},
-                    {"shard", request.shard}, {"cache_identity", engine.identity}, {"targets", targets},
-                    {"failed_problems", engine.failed_problems}, {"failed_by_miopen", engine.failed_by_miopen},
-                    {"still_compiled", engine.still_compiled},
-                    {"unstable_keys", engine.unstable_keys}, {"bad_rows", engine.bad_rows},
-                    {"kernels_compiled", engine.kernels_compiled}, {"problems_from_cache", engine.problems_from_cache},
-                    {"seconds", built.seconds}, {"cpu", cpu_json()}});
+        print_json(report);
     else
-        fmt::print("MIOpen compiled {} kernels over {} problems ({} from the cache) in {:.1f}s; {} failed under "
-                   "kdbgen, {} are MIOpen's own failures (the same with no kdb installed)\n",
-                   engine.kernels_compiled, engine.problems, engine.problems_from_cache, built.seconds,
-                   engine.failed_problems, engine.failed_by_miopen);
+        fmt::print("{} (problem-cards, of {} problems in the shard), in {:.1f}s\n", engine.counts.describe(),
+                   engine.problems, built.seconds);
     return exit_code;
 }
 

@@ -1,5 +1,7 @@
 #include "pipeline_options.hpp"
 
+#include "kdbgen/error.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -41,10 +43,11 @@ void add_miopen_flags(CLI::App& sub, PipelineOptions& options) {
         ->check(CLI::Range(1u, 4096u));
     sub.add_option("--corpus", options.corpus,
                    "plan the built-in problem corpus: the convolution problems of every find-db in the MIOpen tree "
-                   "and the network zoo (configs/networks/), each card served as MIOpen serves it (its own find-db "
-                   "line, else its no-record path); auto (default): on when no --network, --driver-log, --onnx or "
-                   "--find-db is given; off with no problem source: each target's own find-db lines")
-        ->check(CLI::IsMember({"auto", "on", "off"}));
+                   "(with --engine miopen: that the installed MIOpen ships) and the network zoo (configs/networks/), "
+                   "each card served as MIOpen serves it (its own find-db line, else its no-record path); auto "
+                   "(default): on when no --network, --driver-log, --onnx or --find-db is given; on = both; "
+                   "find-dbs or zoo: that part alone; off with no problem source: each target's own find-db lines")
+        ->check(CLI::IsMember({"auto", "on", "off", "both", "find-dbs", "zoo"}));
     sub.add_option("--zoo", options.zoo,
                    "include the network zoo in the corpus (default on; expanded over --batch, --data-types, "
                    "--layouts, --modes where given, else the documented zoo set)")
@@ -75,10 +78,12 @@ PlanRequest PipelineOptions::plan_request() const {
     request.build.mlir = mlir == "on";
     request.build.composable_kernel = composable_kernel == "on";
     request.compute_units = compute_units;
-    request.corpus = corpus == "on"    ? PlanRequest::Corpus::On
+    request.corpus = corpus == "auto"  ? PlanRequest::Corpus::Auto
                      : corpus == "off" ? PlanRequest::Corpus::Off
-                                       : PlanRequest::Corpus::Auto;
-    request.zoo = zoo == "on";
+                                       : PlanRequest::Corpus::On;
+    if (corpus == "zoo" && zoo == "off") throw InputError("--corpus zoo with --zoo off: no corpus part left");
+    request.corpus_find_dbs = corpus != "zoo";
+    request.zoo = zoo == "on" && corpus != "find-dbs";
     request.excluded_solvers = excluded_solvers;
     request.entry_coverage = entry_coverage;
     request.cache_dir = cache.dir;
@@ -101,8 +106,10 @@ BuildRequest PipelineOptions::build_request() const {
     request.update = update;
     request.min_built = min_built;
     request.shard = shard;
-    // Progress: none with --json (standard output is the report), -q or --progress never.
-    request.quiet = quiet || json || progress == "never";
+    // Progress: none with -q or --progress never. It goes to standard error, the report with --json to
+    // standard output; the native build's compile lines stay off with --json (scripts read both streams
+    // together there), the engine's progress stays on.
+    request.quiet = quiet || progress == "never" || (json && engine.engine != "miopen");
     request.progress_bar = progress == "always" || (progress == "auto" && ::isatty(STDERR_FILENO));
     request.interrupted = &g_interrupted;
     request.around_compile = [](const std::function<void()>& compile) {

@@ -130,16 +130,29 @@ TaskRuns run_tasks(const EngineSetup& setup, DriverCheck& check, const std::vect
     const unsigned jobs = std::max(1u, setup.jobs);
     std::vector<std::exception_ptr> failures(jobs);
     std::vector<std::thread> threads;
+    // Progress: one pass per task, and one for each run again.
+    const auto passes = [&](std::size_t count) {
+        if (setup.on_passes) setup.on_passes(count);
+    };
+    const auto done = [&](const TaskResult& result) {
+        if (setup.on_pass_done) setup.on_pass_done(result.lookups.saved);
+    };
+    passes(tasks.size());
     for (unsigned j = 0; j < jobs; ++j)
         threads.emplace_back([&, j] {
             try {
                 for (std::size_t t; (t = next.fetch_add(1)) < tasks.size();) {
                     if (setup.interrupted && setup.interrupted->load()) return;
                     runs.first[t] = check.run(tasks[t], fmt::format("t{}", t), true);
-                    if (!runs.first[t].lookups.saved.empty())
-                        runs.second[t] = check.run(tasks[t], fmt::format("t{}b", t), true);
-                    if (!runs.first[t].ok() || !thrown_errors(runs.first[t].lookups).empty())
+                    const bool again = !runs.first[t].lookups.saved.empty();
+                    const bool bare = !runs.first[t].ok() || !thrown_errors(runs.first[t].lookups).empty();
+                    passes(again + bare);
+                    done(runs.first[t]);
+                    if (again) done(runs.second[t] = check.run(tasks[t], fmt::format("t{}b", t), true));
+                    if (bare) {
                         runs.bare[t] = check.run(tasks[t], fmt::format("t{}n", t), false);
+                        done(TaskResult{});
+                    }
                 }
             } catch (...) {
                 failures[j] = std::current_exception();

@@ -45,7 +45,6 @@ struct PassSpec {
     // environment's size, so the stack starts elsewhere): a key built from an
     // uninitialized value then differs between them.
     unsigned variant = 0;
-    bool counts_progress = false;  // the pass every problem goes through once (A)
     // A cache folder (MIOPEN_CUSTOM_CACHE_DIR) each process starts with: the
     // user kdb of the slice's pass before, so that a kernel one pass built is
     // loaded by the next, not built again. Lookups are logged either way.
@@ -98,8 +97,7 @@ private:
             return false;
         }
         current.reset();
-        if (spec_.counts_progress && setup_.on_problem_done)
-            setup_.on_problem_done(result_.lookups.count(index) ? result_.lookups[index].saved.size() : 0);
+        if (setup_.on_pass_done) setup_.on_pass_done(result_.lookups[index].saved);
         outcome.seconds = seconds_since(current_since);
         outcome.ok = rest == "ok";
         if (!outcome.ok)
@@ -141,6 +139,7 @@ void fail_current(const EngineSetup& setup, const PassSpec& spec, const ClientEn
         outcome.message =
             fmt::format("{}: the replay ended ({}) on this problem", mode_name(spec.mode), describe_exit(end.status));
     }
+    if (setup.on_pass_done) setup.on_pass_done({});  // it ended here: no "done" line comes
     const auto at = std::find(remaining.begin(), remaining.end(), *reader.current);
     remaining.erase(remaining.begin(), at == remaining.end() ? remaining.end() : at + 1);
 }
@@ -260,22 +259,33 @@ std::vector<std::vector<std::size_t>> deal_slices(const Expressible& problems, u
 // other problem's (one way to run it) between A and B. A check's A and B
 // share a handle per process, so what a problem asks there depends on the
 // problems before it: every problem that missed goes to C and D (on
-// handles of their own), and each is compared only with those.
+// handles of their own), and each is compared only with those. A
+// confirmation (a later card of a processor) is A and B on one handle: a
+// problem that missed anything is replayed in full rounds after it, where
+// C and D tell its unstable keys.
 struct SlicePasses {
     PassResult a, b, c, d;
 };
+void announce_passes(const EngineSetup& setup, std::size_t problem_passes) {
+    if (setup.on_passes && problem_passes) setup.on_passes(problem_passes);
+}
+
 void run_slice(const EngineSetup& setup, const Target& card, const RunFolder& run, const fs::path& slice_dir,
-               const Expressible& problems, const std::vector<std::size_t>& forward, bool checking, SlicePasses& r) {
+               const Expressible& problems, const std::vector<std::size_t>& forward, ReplayPurpose purpose,
+               SlicePasses& r) {
+    const bool checking = purpose != ReplayPurpose::Build;
     const std::vector<std::size_t> reversed(forward.rbegin(), forward.rend());
-    r.a = run_pass(setup, card, run, slice_dir / "a", forward, problems.lines, {ReplayMode::Find, 0, true, {}, checking});
-    if (!r.a.load_failure.empty()) return;
     // Another primitive runs the same calls in B as in A: a build compares
     // the two, a check has seen it once already.
     std::vector<std::size_t> immediate;
     for (const std::size_t i : reversed)
         if (!checking || problems.is_conv(i)) immediate.push_back(i);
+    announce_passes(setup, forward.size() + immediate.size());
+    r.a = run_pass(setup, card, run, slice_dir / "a", forward, problems.lines, {ReplayMode::Find, 0, {}, checking});
+    if (!r.a.load_failure.empty()) return;
     r.b = run_pass(setup, card, run, slice_dir / "b", immediate, problems.lines,
-                   {ReplayMode::Immediate, 1, false, r.a.last_cache, checking});
+                   {ReplayMode::Immediate, 1, r.a.last_cache, checking});
+    if (purpose == ReplayPurpose::Confirm) return;
     // Again: the problems that tried to compile. A miss whose source MIOpen
     // lacks is no compile, and the same in every process.
     const auto missed_in = [&](const PassResult& pass, const std::vector<std::size_t>& order) {
@@ -289,10 +299,11 @@ void run_slice(const EngineSetup& setup, const Target& card, const RunFolder& ru
         return pass.last_cache.empty() ? before : pass.last_cache;
     };
     const fs::path after_b = latest(r.b, r.a.last_cache);
-    r.c = run_pass(setup, card, run, slice_dir / "c", missed_in(r.a, reversed), problems.lines,
-                   {ReplayMode::Find, 1, false, after_b});
-    r.d = run_pass(setup, card, run, slice_dir / "d", missed_in(r.b, forward), problems.lines,
-                   {ReplayMode::Immediate, 0, false, latest(r.c, after_b)});
+    const auto again_c = missed_in(r.a, reversed), again_d = missed_in(r.b, forward);
+    announce_passes(setup, again_c.size() + again_d.size());
+    r.c = run_pass(setup, card, run, slice_dir / "c", again_c, problems.lines, {ReplayMode::Find, 1, after_b});
+    r.d = run_pass(setup, card, run, slice_dir / "d", again_d, problems.lines,
+                   {ReplayMode::Immediate, 0, latest(r.c, after_b)});
 }
 
 // One pass's counts and lookups into the card's report and the problems' lookups.
@@ -351,7 +362,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     RunFolder run;
     make_run_folder(setup, run);
 
-    const bool checking = purpose == ReplayPurpose::Check;
+    const bool checking = purpose != ReplayPurpose::Build;
     const unsigned jobs = std::max(
         1u, std::min<unsigned>(setup.jobs, static_cast<unsigned>(std::max<std::size_t>(1, expressed.lines.size()))));
     const auto slices = deal_slices(expressed, jobs);
@@ -363,7 +374,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     for (unsigned s = 0; s < jobs; ++s)
         threads.emplace_back([&, s] {
             try {
-                run_slice(setup, card, run, fmt::format("slice-{}", s), expressed, slices[s], checking,
+                run_slice(setup, card, run, fmt::format("slice-{}", s), expressed, slices[s], purpose,
                           slice_results[s]);
             } catch (...) {
                 failures[s] = std::current_exception();

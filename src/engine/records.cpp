@@ -200,4 +200,45 @@ void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
 
 }  // namespace engine
 
+void EngineCounts::add_problems(const EngineCounts& card) {
+    problems += card.problems;
+    problems_settled += card.problems_settled;
+    problems_from_cache += card.problems_from_cache;
+    problems_confirmed += card.problems_confirmed;
+    problems_failed_by_miopen += card.problems_failed_by_miopen;
+    problems_failed_under_kdbgen += card.problems_failed_under_kdbgen;
+    problems_not_replayed += card.problems_not_replayed;
+}
+
+std::string EngineCounts::describe() const {
+    return fmt::format("{} problems: {} settled ({} from the cache, {} as the first card), {} failed by MIOpen's own "
+                       "fault, {} failed under kdbgen, {} not replayed; kernels: {} asked for, {} compiled by MIOpen "
+                       "in this run, {} taken from the cache, {} written",
+                       problems, problems_settled, problems_from_cache, problems_confirmed, problems_failed_by_miopen,
+                       problems_failed_under_kdbgen, problems_not_replayed, kernels_asked, kernels_compiled,
+                       kernels_from_cache, kernels_written);
+}
+
+void count_card_replay(CardReplay& replay, bool checking) {
+    EngineCounts& counts = replay.counts;
+    counts.problems = replay.outcomes.size();
+    counts.problems_not_replayed = replay.skipped;
+    for (const auto& outcome : replay.outcomes) {
+        counts.problems_settled += outcome.settled;
+        counts.problems_from_cache += outcome.from_cache;
+        counts.problems_confirmed += outcome.confirmed;
+        if (outcome.ok) continue;
+        if (!outcome.miopen_own.empty()) ++counts.problems_failed_by_miopen;
+        else ++counts.problems_failed_under_kdbgen;
+    }
+    counts.problems_failed_under_kdbgen -= std::min(counts.problems_failed_under_kdbgen, replay.skipped);
+    counts.kernels_asked = replay.asked.size();
+    counts.kernels_compiled = replay.still_compiled.size();
+    if (!checking) {
+        counts.kernels_compiled = 0;
+        for (const auto count : replay.new_per_round) counts.kernels_compiled += count;
+        counts.kernels_written = replay.records.size();
+    }
+}
+
 }  // namespace kdbgen

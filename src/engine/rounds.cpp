@@ -38,6 +38,7 @@ bool settled_in_cache(const EngineCache& cache, const Target& card, const std::s
     outcome.message = hit->failure;
     outcome.miopen_own = hit->miopen_own;
     outcome.from_cache = true;
+    outcome.settled = true;
     outcome.asked.insert(hit->asked.begin(), hit->asked.end());
     outcome.asked.insert(hit->unbuildable.begin(), hit->unbuildable.end());
     outcome.without_source = hit->unbuildable;
@@ -143,6 +144,7 @@ std::vector<std::size_t> settle_round(CardReplay& replay, const Target& card, co
             continue;
         }
         problems.settled[i] = total.outcomes[i].asked;
+        total.outcomes[i].settled = true;
         // Kept for the next run when it passed, or failed for what the installation lacks (a
         // kernel source: it fails the same way every time); a crash or a timeout is tried again.
         const ReplayOutcome& done = total.outcomes[i];
@@ -171,6 +173,76 @@ void take_records(const CardProblems& problems, const std::map<KdbKey, Bytes>& k
             total.records.push_back({key, found->second});
 }
 
+// The kdb of the kernels known so far, in a folder of its own under the
+// run's scratch folder: MIOpen's system kdb for the next pass.
+fs::path install_known(const ScratchFolder& scratch, const std::string& name, const Target& card,
+                       const std::map<KdbKey, Bytes>& known) {
+    std::vector<KdbRecord> so_far;
+    so_far.reserve(known.size());
+    for (const auto& [key, code] : known) so_far.push_back({key, code});
+    const fs::path installed = scratch.top / name;
+    fs::create_directories(installed);
+    write_kdb(installed / card.kdb_filename(), so_far);
+    return installed;
+}
+
+// The processor's first card settled the problem, and this card's
+// confirmation asked only for keys it settled it with, found every key it
+// can have, and ended the same way (the same failure, named MIOpen's own
+// there): the problem's path on this card is the first card's. A key the
+// first card found built from values that change between processes differs
+// in every process; it is left out, as it was there.
+bool same_as_first_card(const CardReplay& first_card, const ReplayOutcome& first, const ReplayOutcome& here) {
+    if (!first.settled || first.timed_out || here.timed_out || first.ok != here.ok) return false;
+    if (!first.ok && (first.miopen_own.empty() || first.message != here.message)) return false;
+    const auto within = [&](const auto& keys, const std::set<KdbKey>& of) {
+        return std::all_of(keys.begin(), keys.end(), [&](const KdbKey& key) {
+            return of.count(key) > 0 || is_unstable(first_card.unstable, key);
+        });
+    };
+    const std::set<KdbKey> unbuildable(first.without_source.begin(), first.without_source.end());
+    return within(here.asked, first.asked) && within(here.missed, unbuildable) && here.failed_compiles.empty();
+}
+
+// A later card's confirmation (replay_card_to_fixpoint's first_card): the
+// pending problems, every known kernel installed, on one handle per process;
+// those that go as on the first card are settled so, the rest stay pending.
+void confirm_with_first_card(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
+                             const CardReplay& first, const std::map<KdbKey, Bytes>& known,
+                             const ScratchFolder& scratch, EngineCache* cache, CardProblems& sorted,
+                             CardReplay& total) {
+    const auto& entries = problems.entries();
+    EngineSetup confirming = setup;
+    confirming.installed_kdbs = install_known(scratch, "confirmation", card, known);
+    if (setup.on_phase_start)
+        setup.on_phase_start(fmt::format("confirming as {} answered", first.card.spec()), sorted.pending.size());
+    ProblemSet these;
+    for (const std::size_t i : sorted.pending)
+        for (const auto& origin : entries[i].origins) these.add(entries[i].problem, origin);
+    CardReplay replay = replay_card(confirming, card, these, ReplayPurpose::Confirm);
+    if (replay.outcomes.size() != sorted.pending.size())
+        throw std::logic_error("replay_card returned another number of outcomes");
+    CardReplay::Round stats = absorb_round(replay, sorted.pending.size(), total);
+    total.confirmation = stats;
+    std::vector<std::size_t> still;
+    for (std::size_t j = 0; j < sorted.pending.size(); ++j) {
+        const std::size_t i = sorted.pending[j];
+        if (i >= first.outcomes.size() || !same_as_first_card(first, first.outcomes[i], replay.outcomes[j])) {
+            still.push_back(i);
+            continue;
+        }
+        ReplayOutcome& outcome = total.outcomes[i];
+        outcome = first.outcomes[i];
+        outcome.from_cache = false;
+        outcome.confirmed = true;
+        outcome.seconds = replay.outcomes[j].seconds;
+        sorted.settled[i] = outcome.asked;
+        ++total.confirmed;
+        if (cache && sorted.lines[i]) keep_settled(*cache, card, known, sorted, i, outcome);
+    }
+    sorted.pending = std::move(still);
+}
+
 }  // namespace
 
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
@@ -180,7 +252,8 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
 }
 
 CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card, const ProblemSet& problems,
-                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache) {
+                                   unsigned max_rounds, std::map<KdbKey, Bytes>& known, EngineCache* cache,
+                                   const CardReplay* first_card) {
     const auto started = std::chrono::steady_clock::now();
     CardReplay total;
     total.card = card;
@@ -191,19 +264,13 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
     // The kdb of the kernels known so far, installed for each round (TMPDIR; a killed run's is removed by the next).
     ScratchFolder scratch;
     scratch.adopt(make_scratch_folder("rounds"));
+    if (first_card && !known.empty() && !sorted.pending.empty() && !(setup.interrupted && setup.interrupted->load()))
+        confirm_with_first_card(setup, card, problems, *first_card, known, scratch, cache, sorted, total);
     for (unsigned round = 0; round < std::max(1u, max_rounds) && !sorted.pending.empty(); ++round) {
         if (setup.interrupted && setup.interrupted->load()) break;
         EngineSetup this_round = setup;
-        if (!known.empty()) {
-            std::vector<KdbRecord> so_far;
-            so_far.reserve(known.size());
-            for (const auto& [key, code] : known) so_far.push_back({key, code});
-            const fs::path installed = scratch.top / fmt::format("round-{}", round);
-            fs::create_directories(installed);
-            write_kdb(installed / card.kdb_filename(), so_far);
-            this_round.installed_kdbs = installed;
-        }
-        if (setup.on_round_start) setup.on_round_start(round, sorted.pending.size());
+        if (!known.empty()) this_round.installed_kdbs = install_known(scratch, fmt::format("round-{}", round), card, known);
+        if (setup.on_phase_start) setup.on_phase_start(fmt::format("round {}", round + 1), sorted.pending.size());
         ProblemSet these;
         for (const std::size_t i : sorted.pending)
             for (const auto& origin : entries[i].origins) these.add(entries[i].problem, origin);

@@ -31,7 +31,8 @@ std::vector<fs::path> find_db_files(const fs::path& dir) {
 }
 
 // Bumped when corpus_problems() reads the same files into other problems.
-constexpr std::string_view kCorpusRules = "kdbgen corpus 1: find-db keys first-file origin; zoo with origins";
+constexpr std::string_view kCorpusRules =
+    "kdbgen corpus 2: find-db keys first-file origin; zoo with origins, no int32-overflowing tensors, 3-D max-pool indices wide enough";
 
 }  // namespace
 
@@ -114,6 +115,8 @@ ProblemSet corpus_problems(const CorpusOptions& options) {
     for (std::size_t i = 0; i < networks.size(); ++i) {
         const std::string origin = std::string(kCorpusZooOrigin) + options.zoo[i].filename().string();
         for (const auto& entry : networks[i].entries()) set.add(entry.problem, origin + ":" + entry.origins.front());
+        for (const auto& [why, count] : networks[i].left_out())
+            for (std::size_t n = 0; n < count; ++n) set.leave_out(why);
     }
     return set;
 }

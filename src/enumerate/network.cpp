@@ -11,6 +11,8 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <climits>
 #include <map>
 #include <set>
@@ -189,7 +191,37 @@ private:
         } catch (const InputError& e) {
             throw error(t, layer, e.what());
         }
+        // A tensor of 2^31 elements or more: MIOpen's kernels index in int (3.5.1's spatial batch norm
+        // overflows MIO_BN_NCHW at n64 c64 hw1835008 and fails to compile), and frameworks split such
+        // work before they call MIOpen. Not generated; counted.
+        if (largest_tensor(Problem(problem)) > std::numeric_limits<std::int32_t>::max()) {
+            out_.leave_out("a tensor of 2^31 elements or more (MIOpen indexes tensors in int)");
+            return;
+        }
         out_.add(problem, origin(layer));
+    }
+
+    static long elements(long batch, long channels, const Dims& spatial) {
+        long n = batch * channels;
+        for (const long d : spatial) n *= d;
+        return n;
+    }
+    static long largest_tensor(const Problem& problem) {
+        return std::visit(
+            [](const auto& p) -> long {
+                using T = std::decay_t<decltype(p)>;
+                if constexpr (std::is_same_v<T, ConvProblem>)
+                    return std::max({elements(p.batch, p.in_channels, p.in_spatial),
+                                     elements(p.batch, p.out_channels, p.out_spatial),
+                                     elements(p.out_channels, p.in_channels / std::max(1L, p.groups), p.weights_spatial)});
+                else if constexpr (std::is_same_v<T, PoolingProblem>)
+                    return std::max(p.x.elements(), p.y.elements());
+                else if constexpr (std::is_same_v<T, TensorOpProblem>)
+                    return std::max(p.a.elements(), p.b.elements());
+                else
+                    return p.x.elements();
+            },
+            problem);
     }
 
     DataType data_type() const { return parse_data_type(variant_.data_type); }
@@ -276,6 +308,7 @@ private:
         // Mask indices are 2-D only (include/miopen/miopen.h:471): 3-D pooling keeps image indices,
         // as MIOpenDriver sets them (driver/pool_driver.hpp:316-319).
         p.workspace_index_mode = p.x.dims.size() == 5 ? 1 : 0;
+        p.index_type = index_type_for(p);
         if (p.data_type != DataType::Int8) {
             p.save_index = variant_.training;
             add(t, layer, p);
@@ -285,6 +318,23 @@ private:
             }
         }
         current = out;
+    }
+
+    // The narrowest miopenIndexType_t (Uint8 0, Uint16 1, Uint32 2, Uint64 3) MIOpen takes for a max
+    // pooling that saves its indices: its maximum must exceed the window's elements (mask indices) or the
+    // image's (image indices), else MIOpen throws "Index range not enough for max pooling bwd"
+    // (src/ocl/pooling_ocl.cpp:89-106, get_index_max in src/include/miopen/datatype.hpp:112-126, MIOpen
+    // 3.3.0). A caller picks one wide enough; 8-bit indices for a 3-D image no framework sends.
+    static int index_type_for(const PoolingProblem& p) {
+        if (p.mode != PoolingProblem::Mode::Max) return p.index_type;
+        long indexed = 1;
+        if (p.workspace_index_mode == 1)
+            for (const long d : p.x.spatial()) indexed *= d;
+        else
+            for (const long w : p.window) indexed *= w;
+        if (indexed < 255) return 0;
+        if (indexed < 65535) return 1;
+        return indexed < 4294967295L ? 2 : 3;
     }
 
     void run_activation(const toml::table& t, const std::string& layer, const std::string& type, Tensor& current) {

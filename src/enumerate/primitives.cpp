@@ -356,6 +356,7 @@ void ProblemSet::add(Problem problem, std::string origin) {
 void ProblemSet::merge(const ProblemSet& other) {
     for (const auto& entry : other.entries_)
         for (const auto& origin : entry.origins) add(entry.problem, origin);
+    for (const auto& [why, count] : other.left_out_) left_out_[why] += count;
 }
 
 std::size_t ProblemSet::count(std::string_view kind) const {

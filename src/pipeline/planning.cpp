@@ -183,6 +183,9 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
             [&]() -> const ProblemSet& {
                 if (!gathered->problems) {
                     gathered->problems = corpus_problems(corpus);
+                    if (!request_.quiet)
+                        for (const auto& [why, count] : gathered->problems->left_out())
+                            fmt::print(stderr, "kdbgen: {} problems of the zoo not generated: {}\n", count, why);
                     gathered->problems->merge(*gathered->given);
                     gathered->problems->finish_adding();
                 }
@@ -212,7 +215,7 @@ bool corpus_enabled(const PlanRequest& request, const ProblemSources& sources) {
 CorpusOptions corpus_options_for(const PlanRequest& request, const ProblemSources& sources, const fs::path& find_db_dir,
                                  const fs::path& decoded_find_db_dir) {
     CorpusOptions corpus;
-    corpus.find_db_dir = find_db_dir;
+    if (request.corpus_find_dbs) corpus.find_db_dir = find_db_dir;
     corpus.decoded_find_db_dir = decoded_find_db_dir;
     if (request.zoo) {
         corpus.zoo = zoo_networks(data_path("configs") / "networks");

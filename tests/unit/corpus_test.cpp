@@ -9,13 +9,16 @@
 #include "kdbgen/miopen_tree.hpp"
 #include "kdbgen/plan.hpp"
 #include "kdbgen/target.hpp"
+#include "kdbgen/util.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -169,4 +172,116 @@ TEST(CorpusWithTree, RandomProblemsOnCardsWithoutAFindDbFindTheirKeys) {
         EXPECT_GT(asked, 0) << "the random problems plan no kernel";
         EXPECT_TRUE(missing.empty()) << missing.size() << " keys missing:\n  " << join(missing, "\n  ");
     }
+}
+
+namespace {
+
+// The zoo as the default corpus expands it (32 thousand problems, every primitive the networks have).
+ProblemSet default_zoo() {
+    ProblemSet zoo;
+    for (const auto& network : zoo_networks(test::source_dir() / "configs" / "networks"))
+        zoo.merge(read_network(network, default_zoo_expansion()));
+    zoo.finish_adding();
+    return zoo;
+}
+
+}  // namespace
+
+// The corpus index keeps every field of every problem: decoded, a problem has its key again and
+// encodes to the same words (so its replay line and plan are the same).
+TEST(CorpusIndex, EveryProblemOfTheZooAndTheFindDbsDecodesToItself) {
+    ProblemSet problems = default_zoo();
+    // The convolutions of a real find-db (every key MIOpen forms, 2-D and 3-D, groups, layouts).
+    const std::string find_db =
+        read_find_db_text(test::shared_db_dir() / "gfx942130.HIP.fdb.txt.bz2", {}, [](std::string_view) {});
+    std::size_t convolutions = 0;
+    for (const auto& line : split(find_db, '\n')) {
+        const auto equals = line.find('=');
+        if (equals == std::string::npos) continue;
+        try {
+            problems.add(parse_conv_problem_key(line.substr(0, equals)), "test");
+            ++convolutions;
+        } catch (const InputError&) {
+        }
+    }
+    EXPECT_GT(convolutions, 1000u);
+    std::set<std::string_view> kinds;
+    for (const auto& entry : problems.entries()) {
+        kinds.insert(problem_kind(entry.problem));
+        const std::string words = encode_problem(entry.problem);
+        const Problem decoded = decode_problem(words);
+        ASSERT_EQ(problem_key(decoded), entry.key) << words;
+        ASSERT_EQ(encode_problem(decoded), words);
+    }
+    EXPECT_GE(kinds.size(), 5u);
+    EXPECT_THROW(decode_problem("0 2 64"), InputError);
+    EXPECT_THROW(decode_problem("9 1"), InputError);
+    EXPECT_THROW(decode_problem(encode_problem(problems.entries().front().problem) + " 7"), InputError);
+}
+
+// A run takes its problems from the index as from the corpus itself: the same identities and
+// costs a shard is dealt by, the same problems and origins, in the same order; a file cut short
+// or of another form is no index (made again).
+TEST(CorpusIndex, TakesTheProblemsTheCorpusHasAndRefusesAFileCutShort) {
+    const test::TempDir temp;
+    const fs::path& work = temp.path();
+    ProblemSet zoo = default_zoo();
+    zoo.leave_out("a reason");
+    const auto cost = [](const Problem& p) { return p.index() == 0 ? 2.5 : 0.125; };
+    CorpusIndex::save(work / "zoo.index", zoo, cost);
+    const auto index = CorpusIndex::load(work / "zoo.index");
+    ASSERT_TRUE(index);
+    ASSERT_EQ(index->size(), zoo.entries().size());
+    std::vector<std::size_t> odd;
+    for (std::size_t i = 0; i < index->size(); ++i) {
+        const auto& entry = zoo.entries()[i];
+        ASSERT_EQ(index->identities()[i], fmt::format("{} {}", problem_kind(entry.problem), entry.key));
+        ASSERT_EQ(index->costs()[i], cost(entry.problem));
+        if (i % 2) odd.push_back(i);
+    }
+    const ProblemSet taken = index->take(odd);
+    ASSERT_EQ(taken.entries().size(), odd.size());
+    for (std::size_t j = 0; j < odd.size(); ++j) {
+        EXPECT_EQ(taken.entries()[j].key, zoo.entries()[odd[j]].key);
+        EXPECT_EQ(taken.entries()[j].origins, zoo.entries()[odd[j]].origins);
+    }
+    EXPECT_EQ(taken.left_out().at("a reason"), 1u);
+
+    const std::string text = kdbgen::read_text_file(work / "zoo.index");
+    std::ofstream(work / "cut.index") << text.substr(0, text.size() / 2);
+    EXPECT_FALSE(CorpusIndex::load(work / "cut.index"));
+    std::ofstream(work / "other.index") << "something else\n";
+    EXPECT_FALSE(CorpusIndex::load(work / "other.index"));
+    EXPECT_FALSE(CorpusIndex::load(work / "missing.index"));
+}
+
+// The zoo sends MIOpen only what frameworks send (issue #47): no tensor of 2^31 elements or more
+// (MIOpen indexes in int; 3.5.1's batch norm fails to compile n64 c64 hw1835008), and a max pooling
+// that saves its indices does so in a type wide enough for them, else MIOpen throws "Index range not
+// enough for max pooling bwd" (src/ocl/pooling_ocl.cpp:89-106, MIOpen 3.3.0).
+TEST(CorpusIndex, TheZooGeneratesOnlyProblemsMiopenTakes) {
+    const ProblemSet zoo = default_zoo();
+    const auto index_max = [](int type) -> long {
+        return type == 0 ? 255L : type == 1 ? 65535L : type == 2 ? 4294967295L : LONG_MAX;
+    };
+    std::size_t three_d_max_pools = 0;
+    for (const auto& entry : zoo.entries()) {
+        if (const auto* pool = std::get_if<PoolingProblem>(&entry.problem)) {
+            EXPECT_LT(pool->x.elements(), 1L << 31) << entry.key;
+            if (pool->mode != PoolingProblem::Mode::Max || !pool->save_index) continue;
+            long indexed = 1;
+            if (pool->workspace_index_mode == 1) {
+                ++three_d_max_pools;
+                for (const long d : pool->x.spatial()) indexed *= d;
+            } else {
+                for (const long w : pool->window) indexed *= w;
+            }
+            EXPECT_GT(index_max(pool->index_type), indexed) << entry.key;
+        }
+        if (const auto* bn = std::get_if<BatchNormProblem>(&entry.problem)) {
+            EXPECT_LT(bn->x.elements(), 1L << 31) << entry.key;
+        }
+    }
+    EXPECT_GT(three_d_max_pools, 0u) << "the zoo has no 3-D max pooling left to check";
+    for (const auto& [why, count] : zoo.left_out()) EXPECT_NE(why.find("2^31"), std::string::npos) << why;
 }

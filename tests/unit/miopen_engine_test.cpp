@@ -331,6 +331,12 @@ protected:
     }
 };
 
+// Problems that passed on a card: every problem but those that failed (MIOpen's own or under kdbgen).
+static int problems_ok(const nlohmann::json& card) {
+    return card["problems"].get<int>() - card["problems_failed_by_miopen"].get<int>() -
+           card["problems_failed_under_kdbgen"].get<int>() - card["problems_not_replayed"].get<int>();
+}
+
 TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
     const fs::path work = scratch("build-" + GetParam());
     {
@@ -352,7 +358,7 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
     const auto& by_file = card["kernels_by_file"];
     if (GetParam() == "sid") {
         ASSERT_EQ(built.exit_code, 0) << built.output;
-        EXPECT_EQ(card["replayed_ok"], 4) << card.dump(2);
+        EXPECT_EQ(problems_ok(card), 4) << card.dump(2);
         // MIOpen 3.4.0's own kernels: naive_conv and im2col for the convolutions (no find-db record, no
         // assembler in Debian's build: the dynamic solvers), batch norm's and pooling's OpenCL kernels.
         for (const char* file : {"naive_conv.cpp.o", "MIOpenIm2d2Col.cl.o", "MIOpenBatchNormFwdTrainSpatial.cl.o",
@@ -369,9 +375,9 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
         // the two convolutions fail in a user's process, with or without any kdb: MIOpen's own failures, named
         // with the sources it lacks, and no failure of the build (exit 0; issue #47).
         EXPECT_EQ(built.exit_code, 0) << built.output;
-        EXPECT_EQ(card["replayed_ok"], 2) << card.dump(2);
-        EXPECT_EQ(report["failed_problems"], 0) << built.output;
-        EXPECT_EQ(report["failed_by_miopen"], 2) << built.output;
+        EXPECT_EQ(problems_ok(card), 2) << card.dump(2);
+        EXPECT_EQ(report["problems_failed_under_kdbgen"], 0) << built.output;
+        EXPECT_EQ(report["problems_failed_by_miopen"], 2) << built.output;
         for (const auto& failure : card["failures"]) {
             EXPECT_EQ(failure["kind"], "conv") << failure.dump();
             EXPECT_NE(failure["message"].get<std::string>().find("miopenStatusUnknownError"), std::string::npos);
@@ -400,17 +406,17 @@ TEST_P(DebianMiopen, BuildsAKdbThatMiopenThenCompilesNothingWith) {
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
     EXPECT_EQ(check["client"], "MIOpenDriver") << checked.output;
-    EXPECT_EQ(check["compiled"], 0) << checked.output;
+    EXPECT_EQ(check["kernels_compiled"], 0) << checked.output;
     if (GetParam() == "sid") {
         EXPECT_EQ(checked.exit_code, 0) << checked.output;
-        EXPECT_EQ(check["failed_problems"], 0) << checked.output;
+        EXPECT_EQ(check["problems_failed_under_kdbgen"], 0) << checked.output;
     } else {
         EXPECT_GE(check["unstable_keys"].get<int>(), 1) << checked.output;
         // The two convolutions fail in MIOpenDriver as they do in the replay, and not because of the kdb:
         // MIOpen's own failures, no fault of the kdbs (exit 0).
         EXPECT_EQ(checked.exit_code, 0) << checked.output;
-        EXPECT_EQ(check["failed_problems"], 0) << checked.output;
-        EXPECT_EQ(check["failed_by_miopen"], 2) << checked.output;
+        EXPECT_EQ(check["problems_failed_under_kdbgen"], 0) << checked.output;
+        EXPECT_EQ(check["problems_failed_by_miopen"], 2) << checked.output;
         for (const auto& failure : check["targets"][0]["cards"][0]["failures"])
             EXPECT_NE(failure["message"].get<std::string>().find("without the kdbs as well"), std::string::npos)
                 << failure.dump();
@@ -699,7 +705,7 @@ TEST_P(DebianMiopen, WhatAUsersProcessAsksForIsInTheKdb) {
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
     EXPECT_EQ(checked.exit_code, 0) << checked.output;
-    EXPECT_EQ(check["compiled"], 0) << checked.output;
+    EXPECT_EQ(check["kernels_compiled"], 0) << checked.output;
     fs::remove_all(work);
 }
 
@@ -798,20 +804,20 @@ TEST_P(DebianMiopen, GeneratedProblemsCompileNothingInMiopensOwnDriver) {
     const auto built = test::run_kdbgen(args);
     const auto build = nlohmann::json::parse(built.output.substr(built.output.find('{')));
     // A problem MIOpen itself refuses is a failure (exit 1), but never one whose kernel MIOpen failed to build.
-    EXPECT_EQ(built.exit_code, build["failed_problems"].get<int>() ? 1 : 0) << built.output;
+    EXPECT_EQ(built.exit_code, build["problems_failed_under_kdbgen"].get<int>() ? 1 : 0) << built.output;
     for (const auto& failure : build["targets"][0]["cards"][0]["failures"])
         EXPECT_TRUE(failure["failed_compiles"].empty()) << failure.dump();
     args = common;
     args.insert(args.end(), {"--check-kdbs", (work / "out").string()});
     const auto checked = test::run_kdbgen(args);
     const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    EXPECT_EQ(check["compiled"], 0) << checked.output;
+    EXPECT_EQ(check["kernels_compiled"], 0) << checked.output;
     EXPECT_EQ(check["kdb_unreadable"], 0) << checked.output;
     // What fails in MIOpenDriver fails without the kdbs too: the kdb never breaks a call.
     for (const auto& failure : check["targets"][0]["cards"][0]["failures"])
         EXPECT_NE(failure["message"].get<std::string>().find("without the kdbs as well"), std::string::npos)
             << failure.dump();
-    EXPECT_EQ(checked.exit_code, check["failed_problems"].get<int>() ? 1 : 0) << checked.output;
+    EXPECT_EQ(checked.exit_code, check["problems_failed_under_kdbgen"].get<int>() ? 1 : 0) << checked.output;
     for (const auto& key : check["targets"][0]["cards"][0]["unstable_keys"])
         EXPECT_TRUE(key["kernel_name"].get<std::string>().starts_with("MIOpenBatchNorm")) << key.dump();
     fs::remove_all(work);
@@ -840,7 +846,7 @@ TEST_P(DebianMiopen, TheReplayCheckNamesEachKernelTheKdbLacksThoughItsProblemsSh
         return nlohmann::json::parse(result.output.substr(result.output.find('{')));
     };
     const auto whole = check(work / "out");
-    EXPECT_EQ(whole["compiled"], 0) << whole.dump(2);
+    EXPECT_EQ(whole["kernels_compiled"], 0) << whole.dump(2);
     // Each of the first rows taken out in turn (the rest stay): that key, compiled, is in the report.
     for (std::size_t taken = 0; taken < std::min<std::size_t>(rows.size(), 3); ++taken) {
         const fs::path short_of_one = work / fmt::format("short-{}", taken);
@@ -1099,7 +1105,7 @@ TEST_P(DebianMiopen, AHungProblemIsStoppedAndTheNextIsBuilt) {
     EXPECT_EQ(result.exit_code, 1) << result.output;
     const auto report = nlohmann::json::parse(result.output.substr(result.output.find('{')));
     const auto& card = report["targets"][0]["cards"][0];
-    EXPECT_EQ(card["replayed_ok"], 1) << card.dump(2);
+    EXPECT_EQ(problems_ok(card), 1) << card.dump(2);
     ASSERT_EQ(card["failures"].size(), 1u) << card.dump(2);
     const auto& failure = card["failures"][0];
     EXPECT_EQ(failure["kind"], "batchnorm") << failure.dump();
@@ -1338,7 +1344,7 @@ mount -t tmpfs -o ro tmpfs /var/tmp
     const auto& card = built["targets"][0]["cards"][0];
     const auto& by_file = card["kernels_by_file"];
     const auto checked = report("check");
-    EXPECT_EQ(checked["compiled"], 0) << checked.dump(2);
+    EXPECT_EQ(checked["kernels_compiled"], 0) << checked.dump(2);
     if (GetParam() == "sid") {
         EXPECT_EQ(read_text_file(work / "db.exit"), "0\n") << read_text_file(work / "db.err");
         EXPECT_TRUE(by_file.contains("MIOpenPooling.cl.o")) << by_file.dump();  // OpenCL, the build-tree compiler
@@ -1401,8 +1407,19 @@ TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
     cold_args.insert(cold_args.end(), {"-o", (work / "cold").string(), "--cache-dir", (work / "cache").string()});
     const auto cold = test::run_kdbgen(cold_args);
     ASSERT_LE(cold.exit_code, 1) << cold.output;
-    // A log, not a terminal: a line per round with the problems done and the kernels compiled.
-    EXPECT_NE(cold.output.find("gfx1030_36: round 1: 3/3 problems, "), std::string::npos) << cold.output;
+    // A log, not a terminal: a line per phase with every pass of its problems done and the kernels
+    // compiled; the card's last line gives the counts the card line gives.
+    EXPECT_NE(cold.output.find("gfx1030_36: round 1: 3 problems\n"), std::string::npos) << cold.output;
+    for (const char* card : {"gfx1030_36", "gfx1030_40"}) {
+        const std::string done = fmt::format("kdbgen: {}: done: ", card);
+        const auto at = cold.output.find(done);
+        ASSERT_NE(at, std::string::npos) << cold.output;
+        const std::string counts = cold.output.substr(at + done.size(), cold.output.find('\n', at) - at - done.size());
+        EXPECT_NE(cold.output.find(fmt::format("kdbgen: {}: {}; ", card, counts)), std::string::npos) << cold.output;
+    }
+    const auto passes = cold.output.find("gfx1030_36: round 1: ");
+    const auto passes_line = cold.output.substr(passes, cold.output.find('\n', cold.output.find("problem-passes", passes)) - passes);
+    EXPECT_NE(passes_line.find("problem-passes"), std::string::npos) << cold.output;
     auto warm_args = common;
     warm_args.insert(warm_args.end(), {"-o", (work / "warm").string(), "--json", "--cache-dir", (work / "cache").string()});
     const auto warm = test::run_kdbgen(warm_args);
@@ -1426,10 +1443,64 @@ TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
     ASSERT_EQ(cards.size(), 2u);
     EXPECT_EQ(cards[0]["kernels_installed_before"], 0);
     EXPECT_GT(cards[1]["kernels_installed_before"], 0) << cards[1].dump(2);
-    std::size_t saves = 0;
-    for (const auto& card : cards) saves += card["compiled_in_last_round"].get<std::size_t>();
-    EXPECT_EQ(saves, fresh["kernels_compiled"]) << fresh.dump(2);
+    // The counts agree: the run's are its cards' (problem-cards), and its kdb's rows are kernels_written.
+    std::size_t compiled = 0, problems = 0;
+    for (const auto& card : cards) {
+        compiled += card["kernels_compiled"].get<std::size_t>();
+        problems += card["problems"].get<std::size_t>();
+    }
+    EXPECT_EQ(compiled, fresh["kernels_compiled"]) << fresh.dump(2);
+    EXPECT_EQ(problems, fresh["problems"].get<std::size_t>()) << fresh.dump(2);
+    EXPECT_EQ(fresh["kernels_written"], fresh["targets"][0]["records"]) << fresh.dump(2);
+    // The second card is confirmed as the first answered (one pass on one handle, every kernel installed):
+    // it compiles nothing, every problem settled without rounds, and the kdb is the same bytes.
+    EXPECT_EQ(cards[1]["kernels_compiled"], 0) << cards[1].dump(2);
+    EXPECT_EQ(cards[1]["problems_settled"], cards[1]["problems"]) << cards[1].dump(2);
+    EXPECT_EQ(cards[1]["problems_confirmed"], cards[1]["problems"]) << cards[1].dump(2);
+    EXPECT_TRUE(cards[1]["rounds"].empty()) << cards[1].dump(2);
+    EXPECT_FALSE(cards[1]["confirmation"].is_null()) << cards[1].dump(2);
     EXPECT_EQ(read_text_file(work / "cold" / "gfx1030.kdb"), read_text_file(work / "again" / "gfx1030.kdb"));
+    fs::remove_all(work);
+}
+
+// --corpus takes the corpus' parts (issue #47): the zoo alone, the installed find-dbs alone, or both; a
+// warm run reads the corpus through its index in the cache and takes the same problems as a run without.
+TEST_P(DebianMiopen, TheCorpusPartsAreAChoiceAndItsIndexGivesTheSameProblems) {
+    const fs::path work = scratch("parts-" + GetParam());
+    const auto run = [&](const std::vector<std::string>& more) {
+        std::vector<std::string> args{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                      "gfx1030_36", "--first-problems", "1", "-o", (work / "out").string(), "--json",
+                                      "-q", "--cache-dir", (work / "cache").string()};
+        args.insert(args.end(), more.begin(), more.end());
+        const auto result = test::run_kdbgen(args);
+        EXPECT_LE(result.exit_code, 1) << result.output;
+        return nlohmann::json::parse(result.output.substr(result.output.find('{')));
+    };
+    const auto zoo = run({"--corpus", "zoo"});
+    EXPECT_EQ(zoo["problem_source"], "the zoo, the first 1") << zoo.dump(2);
+    const auto find_dbs = GetParam() == "exp" ? run({"--corpus", "find-dbs"}) : nlohmann::json();
+    const auto both = run({});  // last: its kdb is compared below
+    EXPECT_EQ(both["problems_given"], 1) << both.dump(2);
+    if (GetParam() == "exp") {
+        EXPECT_NE(find_dbs["problem_source"].get<std::string>().find("the find-dbs of "), std::string::npos);
+        // Both parts, each problem once: the zoo's convolutions the find-dbs list are not added twice.
+        const auto parts = find_dbs["problems_all"].get<std::size_t>(), zoo_part = zoo["problems_all"].get<std::size_t>();
+        const auto whole = both["problems_all"].get<std::size_t>();
+        EXPECT_GT(whole, std::max(parts, zoo_part)) << find_dbs.dump(2);
+        EXPECT_LE(whole, parts + zoo_part) << find_dbs.dump(2);
+    } else {
+        EXPECT_EQ(zoo["problems_all"], both["problems_all"]) << "3.4.0 ships no find-db: the zoo is the corpus";
+    }
+    // The index: one file per installation and corpus, and the problems a run without a cache takes.
+    std::size_t indexes = 0;
+    for (const auto& entry : fs::directory_iterator(work / "cache" / "engine" / "corpus"))
+        indexes += entry.path().extension() == ".index";
+    EXPECT_EQ(indexes, GetParam() == "exp" ? 3u : 1u);  // 3.4.0: the zoo and both are one corpus
+    const auto without = test::run_kdbgen({"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                           "gfx1030_36", "--first-problems", "1", "-o", (work / "plain").string(),
+                                           "--json", "-q", "--no-cache"});
+    ASSERT_LE(without.exit_code, 1) << without.output;
+    EXPECT_EQ(read_text_file(work / "out" / "gfx1030_36.kdb"), read_text_file(work / "plain" / "gfx1030_36.kdb"));
     fs::remove_all(work);
 }
 
@@ -1451,7 +1522,7 @@ TEST_P(DebianMiopen, WithNoProblemSourceTheInstalledCorpusIsReplayedAndItsShards
         return nlohmann::json::parse(result.output.substr(result.output.find('{')));
     };
     const auto whole = build("all", "", "");
-    EXPECT_EQ(whole["problems"], count) << whole.dump(2);
+    EXPECT_EQ(whole["problems_given"], count) << whole.dump(2);
     EXPECT_GT(whole["problems_all"], count) << whole.dump(2);
     const std::string source = whole["problem_source"];
     if (GetParam() == "exp") EXPECT_NE(source.find("the find-dbs of "), std::string::npos) << source;
@@ -1460,7 +1531,7 @@ TEST_P(DebianMiopen, WithNoProblemSourceTheInstalledCorpusIsReplayedAndItsShards
     std::size_t dealt = 0;
     for (const std::string shard : {"1/3", "2/3", "3/3"}) {
         const auto part = build("s" + shard.substr(0, 1), shard, "cache");
-        dealt += part["problems"].get<std::size_t>();
+        dealt += part["problems_given"].get<std::size_t>();
         merge.push_back((work / ("s" + shard.substr(0, 1)) / "gfx1030_36.kdb").string());
     }
     EXPECT_EQ(dealt, count);
