@@ -94,4 +94,12 @@ std::string engine_identity(const Installation& installation);
 // find-dbs, perf-dbs and tuning models; kdbs left out).
 std::string system_db_fingerprint(const std::optional<fs::path>& folder);
 
+// The digests engine_identity and system_db_fingerprint take of files are
+// remembered in `file` (in the build cache) by what stat says of each file
+// (device, inode, size, modification and change times: any write changes the
+// change time), so a rerun does not read them again; save_digests writes what
+// was added. Without remember_digests every file is read.
+void remember_digests(const fs::path& file);
+void save_digests();
+
 }  // namespace kdbgen

@@ -3,6 +3,7 @@
 
 #include "kdbgen/error.hpp"
 #include "kdbgen/paths.hpp"
+#include "kdbgen/util.hpp"
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -26,25 +28,65 @@ namespace {
 // Bumped when the same library and problem would be stored differently (engine_cache.cpp keys by it too).
 constexpr std::string_view kIdentityRules = "kdbgen engine cache 2: handle per problem, settled lookups, unbuildable keys";
 
+// Digests of files hashed in an earlier run, by what stat says of them
+// (device, inode, size, modification and change times): any write changes the
+// change time, which no caller can set, so a file that stats the same holds
+// the same bytes. Kept in the build cache (remember_digests); a rerun then
+// reads neither the library nor 784 MB of find-dbs again.
+struct DigestMemo {
+    fs::path file;
+    std::map<std::string, std::string> digests;  // stat words -> SHA-256
+    bool changed = false;
+};
+DigestMemo& digest_memo() {
+    static DigestMemo memo;
+    return memo;
+}
+
+std::string stat_key(const struct stat& st) {
+    return fmt::format("{} {} {} {}.{} {}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                       st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
+
 // Absolute compiler paths in the library's read-only data: the HIP compiler
 // (/usr/bin/clang++-21) and, in Debian's 3.4.0, an OpenCL compiler in the
 // package's build tree that no installed system has.
-std::vector<std::string> compiler_paths(const fs::path& library) {
-    std::ifstream in(library, std::ios::binary);
-    if (!in) throw InputError(located(library.string(), 0, "cannot read the MIOpen library"));
+// Read whole and scanned for runs of printable bytes; only a run naming clang
+// goes to the regex (a rerun's fixed cost: 29 MB read a byte at a time through
+// an istream took a quarter of a warm run).
+std::vector<std::string> scan_compiler_paths(const fs::path& library) {
+    Bytes bytes;
+    try {
+        bytes = read_file(library);
+    } catch (const std::exception&) {
+        throw InputError(located(library.string(), 0, "cannot read the MIOpen library"));
+    }
     static const std::regex compiler(R"(/[A-Za-z0-9_.+/-]*/clang(\+\+)?(-[0-9]+)?)");
     std::set<std::string> found;
-    std::string run;
-    char c;
-    while (in.get(c)) {
-        if (c >= 0x20 && c < 0x7f) {
-            run += c;
-            continue;
-        }
-        if (run.size() >= 8 && run.size() < 256 && std::regex_match(run, compiler)) found.insert(run);
-        run.clear();
+    const std::string_view text(bytes.data(), bytes.size());
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] >= 0x20 && text[i] < 0x7f) continue;
+        const std::string_view run = text.substr(start, i - start);
+        start = i + 1;
+        if (run.size() < 8 || run.size() >= 256 || run.find("clang") == std::string_view::npos) continue;
+        if (std::regex_match(run.begin(), run.end(), compiler)) found.emplace(run);
     }
     return {found.begin(), found.end()};
+}
+
+// The same, remembered with the digests by what stat says of the library.
+std::vector<std::string> compiler_paths(const fs::path& library) {
+    DigestMemo& memo = digest_memo();
+    struct stat st {};
+    if (memo.file.empty() || ::stat(library.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return scan_compiler_paths(library);
+    const std::string key = "compilers " + stat_key(st);
+    if (const auto known = memo.digests.find(key); known != memo.digests.end())
+        return known->second == "-" ? std::vector<std::string>{} : split(known->second, ' ');
+    const auto paths = scan_compiler_paths(library);
+    memo.digests[key] = paths.empty() ? "-" : join(paths, " ");
+    memo.changed = true;
+    return paths;
 }
 
 // The real compiler inside the root for a path the library names: the root's
@@ -136,6 +178,13 @@ void add_file(Sha256& hash, const fs::path& path, const std::string& name = {}) 
         throw InputError(located(path.string(), 0, "not a regular file of the installation (a device, a file of "
                                                     "/proc or /sys, or over 16 GiB): kdbgen will not read it"));
     }
+    const std::string key = stat_key(st);
+    DigestMemo& memo = digest_memo();
+    if (const auto known = memo.digests.find(key); !memo.file.empty() && known != memo.digests.end()) {
+        close(fd);
+        hash.add(name.empty() ? path.filename().string() : name).add(known->second);
+        return;
+    }
     std::string chunk(1 << 20, '\0');
     Sha256 file;
     for (auto left = static_cast<std::uint64_t>(st.st_size); left > 0;) {
@@ -146,7 +195,12 @@ void add_file(Sha256& hash, const fs::path& path, const std::string& name = {}) 
         left -= static_cast<std::uint64_t>(n);
     }
     close(fd);
-    hash.add(name.empty() ? path.filename().string() : name).add(file.hex());
+    const std::string digest = file.hex();
+    if (!memo.file.empty()) {
+        memo.digests[key] = digest;
+        memo.changed = true;
+    }
+    hash.add(name.empty() ? path.filename().string() : name).add(digest);
 }
 
 }  // namespace
@@ -274,6 +328,34 @@ std::string system_db_fingerprint(const std::optional<fs::path>& folder) {
     std::sort(files.begin(), files.end());
     for (const auto& file : files) add_file(hash, file);
     return hash.hex();
+}
+
+void remember_digests(const fs::path& file) {
+    DigestMemo& memo = digest_memo();
+    memo = DigestMemo{file, {}, false};
+    std::string text;
+    try {
+        text = read_text_file(file);
+    } catch (const std::exception&) {
+        return;  // none yet
+    }
+    for (const auto& line : split(text, '\n')) {
+        const auto tab = line.find('\t');
+        // A line this kdbgen wrote: stat words, a tab, 64 hex digits (or for "compilers ..." the
+        // paths, none holding a space or a tab); anything else is left out.
+        if (tab == std::string::npos || (!line.starts_with("compilers ") && line.size() - tab - 1 != 64)) continue;
+        memo.digests[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+}
+
+void save_digests() {
+    DigestMemo& memo = digest_memo();
+    if (memo.file.empty() || !memo.changed) return;
+    std::string text;
+    for (const auto& [key, digest] : memo.digests) text += key + "\t" + digest + "\n";
+    fs::create_directories(memo.file.parent_path());
+    write_file_atomic(memo.file, std::span<const char>(text.data(), text.size()));
+    memo.changed = false;
 }
 
 }  // namespace kdbgen

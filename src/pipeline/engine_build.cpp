@@ -342,6 +342,9 @@ BuildReport build_with_engine(const BuildRequest& request) {
         request.shard.empty() ? std::nullopt : std::optional<ShardSpec>(parse_shard(request.shard));
     // The cache (not for a check: it must see what MIOpen itself does with the kdbs given).
     const bool with_cache = !checking && !request.plan.cache_disabled;
+    const fs::path cache_dir =
+        request.plan.cache_dir.empty() ? BuildCache::default_dir() : fs::path(request.plan.cache_dir);
+    if (with_cache) remember_digests(cache_dir / "engine" / "digests");
     EngineSetup setup = setup_of(request, with_cache);
     const Installation& installation = setup.installation;
     // Run folders live in TMPDIR: a killed run's (kill -9) are removed here.
@@ -353,8 +356,6 @@ BuildReport build_with_engine(const BuildRequest& request) {
     engine.checked = checking;
     // A check passes nothing `kdbgen verify` rejects, whatever MIOpen makes of it under the stub.
     if (checking) engine.kdb_faults = verify_kdb_folder(*request.miopen.check_kdbs);
-    const fs::path cache_dir =
-        request.plan.cache_dir.empty() ? BuildCache::default_dir() : fs::path(request.plan.cache_dir);
     std::optional<ProblemSet> indexed;
     if (with_cache) {
         BuildCache tag(cache_dir, 0);  // creates and tags the folder as a build does
@@ -374,6 +375,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
         const std::optional<fs::path> db =
             installation.system_db ? std::optional<fs::path>(installation.system_db->on_host) : std::nullopt;
         cache = std::make_unique<EngineCache>(cache_dir, engine.identity, system_db_fingerprint(db));
+        save_digests();
     }
     if (!request.quiet)
         fmt::print(stderr, "kdbgen: {} of {} problems ({}){} through {} ({} processes at a time){}\n",
