@@ -192,8 +192,28 @@ struct TensorOpProblem {
     std::string key() const;
 };
 
+// A MIOpenDriver command kdbgen has no problem of its own for (RNN, CTC loss,
+// dropout, layer norm and the other newer operations: issue #50): the line as
+// given, the flags checked against the command's own. The native planner
+// names it as not planned; the MIOpen engine replays it through the installed
+// MIOpenDriver, which runs it as a user does.
+struct DriverCommandProblem {
+    std::string command;                 // argv[1]: "rnn", "ctc", "layernormfp16", ...
+    std::vector<std::string> arguments;  // the flags and their values, in order
+    std::string key() const;             // "rnn -n 4 -W 8 ...": the command line
+};
+
+// MIOpenDriver's flags for the commands kept as DriverCommandProblem, in the
+// order each driver defines them (src/enumerate/driver_flags.cpp has the table
+// and where it comes from): command (argv[1]) -> its flags.
+struct DriverFlag {
+    std::string name;    // the long name: --name
+    std::string shorts;  // its short letter (two where the versions differ): -x
+};
+const std::map<std::string, std::vector<DriverFlag>, std::less<>>& driver_flag_table();
+
 using Problem = std::variant<ConvProblem, BatchNormProblem, PoolingProblem, ActivationProblem, SoftmaxProblem,
-                             LrnProblem, TensorOpProblem>;
+                             LrnProblem, TensorOpProblem, DriverCommandProblem>;
 std::string_view problem_kind(const Problem& problem);  // "conv", "batchnorm", ...
 std::string problem_key(const Problem& problem);
 

@@ -172,6 +172,15 @@ std::optional<DriverCommands> nchw_command(const std::string& command, const P& 
 }  // namespace
 
 std::optional<DriverCommands> driver_commands(const Problem& problem, std::string* why) {
+    // A MIOpenDriver command kept as given (issue #50): the line itself, run once and unverified
+    // (-i 1 -V 0: every driver of MIOpen 3.3 to 3.5 defines iter as -i and verify as -V,
+    // driver_flags.cpp; the reader left the line's own out).
+    if (const auto* command = std::get_if<DriverCommandProblem>(&problem)) {
+        std::vector<std::string> args{command->command};
+        args.insert(args.end(), command->arguments.begin(), command->arguments.end());
+        for (const char* flag : {"-i", "1", "-V", "0"}) args.emplace_back(flag);
+        return DriverCommands{args, std::nullopt};
+    }
     std::optional<DriverCommands> commands;
     if (const auto* conv = std::get_if<ConvProblem>(&problem)) commands = conv_command(*conv, why);
     else if (const auto* bn = std::get_if<BatchNormProblem>(&problem)) commands = bnorm_command(*bn, why);

@@ -3,6 +3,7 @@
 // problem through the passes that tell what MIOpen asks for and which keys
 // change between processes.
 #include "client.hpp"
+#include "driver_client.hpp"
 #include "records.hpp"
 
 #include "kdbgen/shard.hpp"
@@ -214,20 +215,35 @@ PassResult run_pass(const EngineSetup& setup, const Target& card, const RunFolde
     return result;
 }
 
-// The problems the replay can express, and a line for each; the others are
-// outcomes "not replayed" at once.
+// The problems the replay can express, and a line for each; those only
+// MIOpenDriver can run (DriverCommandProblem, where it is installed); the
+// others are outcomes "not replayed" at once. Each problem's slot in the
+// outcome maps: a replay line's index, or after them a driver problem's.
 struct Expressible {
     std::vector<std::string> lines;
     std::vector<const ProblemSet::Entry*> entries;
+    std::vector<const ProblemSet::Entry*> by_driver;
+    std::vector<std::optional<std::size_t>> slot;  // per problem given
+    std::map<std::size_t, ReplayOutcome> not_replayed;  // by the problem's place in the set
     bool is_conv(std::size_t i) const { return std::holds_alternative<ConvProblem>(entries[i]->problem); }
 };
-Expressible expressible(const ProblemSet& problems, CardReplay& report) {
+Expressible expressible(const EngineSetup& setup, const ProblemSet& problems, CardReplay& report) {
     Expressible found;
-    for (const auto& entry : problems.entries()) {
+    const auto& entries = problems.entries();
+    std::vector<std::size_t> driver_places;
+    for (std::size_t place = 0; place < entries.size(); ++place) {
+        const auto& entry = entries[place];
         std::string why;
         if (auto line = replay_line(entry.problem, &why)) {
+            found.slot.push_back(found.lines.size());
             found.lines.push_back(std::move(*line));
             found.entries.push_back(&entry);
+            continue;
+        }
+        found.slot.emplace_back();
+        if (std::holds_alternative<DriverCommandProblem>(entry.problem) && setup.installation.driver) {
+            driver_places.push_back(place);
+            found.by_driver.push_back(&entry);
             continue;
         }
         ++report.skipped;
@@ -235,9 +251,52 @@ Expressible expressible(const ProblemSet& problems, CardReplay& report) {
         outcome.kind = std::string(problem_kind(entry.problem));
         outcome.key = entry.key;
         outcome.message = "not replayed: " + why;
-        report.outcomes.push_back(std::move(outcome));
+        found.not_replayed[place] = std::move(outcome);
     }
+    for (std::size_t j = 0; j < driver_places.size(); ++j) found.slot[driver_places[j]] = found.lines.size() + j;
     return found;
+}
+
+// The problems only MIOpenDriver runs (issue #50): one driver process each with
+// the kdbs so far installed, as a user runs the line, and again where MIOpen
+// compiled anything (keys that differ are built from values that change from
+// process to process). A run in which the driver made no MIOpen call (a flag it
+// does not define) fails the problem. Keyed from first_slot on.
+void run_driver_problems(const EngineSetup& setup, const Target& card, const Expressible& problems,
+                         std::size_t first_slot, CardReplay& report, std::map<KdbKey, Bytes>& kernels,
+                         std::map<std::size_t, ReplayOutcome>& outcomes, std::map<std::size_t, KernelLookups>& lookups) {
+    std::vector<Task> tasks;
+    for (std::size_t j = 0; j < problems.by_driver.size(); ++j) {
+        std::string why;
+        const auto commands = driver_commands(problems.by_driver[j]->problem, &why);
+        if (!commands) throw std::logic_error("a MIOpenDriver command without a driver command line: " + why);
+        tasks.push_back({j, commands->find, "find"});
+    }
+    DriverClient client(setup, card);
+    const TaskRuns runs = run_tasks(setup, client, tasks, false);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const TaskResult& first = runs.first[t];
+        const std::size_t slot = first_slot + tasks[t].problem;
+        const std::string problem = fmt::format("driver {}", problems.by_driver[tasks[t].problem]->key);
+        report.processes += 1 + (first.lookups.saved.empty() ? 0 : 1);
+        report.compiler_starts += first.compiles.starts + runs.second[t].compiles.starts;
+        for (const auto* run : {&first, &runs.second[t]}) {
+            for (const auto& [key, code] : run->kernels) kernels.emplace(key, code);
+            report.bad_rows.insert(report.bad_rows.end(), run->bad_rows.begin(), run->bad_rows.end());
+        }
+        find_unstable(first.lookups, runs.second[t].lookups, problem, report.unstable);
+        find_unstable(runs.second[t].lookups, first.lookups, problem, report.unstable);
+        lookups[slot].add(first.lookups);
+        ReplayOutcome& outcome = outcomes[slot];
+        outcome.ok = first.ok();
+        outcome.seconds = first.seconds;
+        outcome.timed_out = first.timed_out || !first.compile_timed_out.empty();
+        if (!outcome.ok) {
+            outcome.message = fmt::format("MIOpenDriver {} failed ({})", problems.by_driver[tasks[t].problem]->key,
+                                          first.how(setup.problem_timeout));
+            outcome.notes.push_back(first.tail.size() > 600 ? first.tail.substr(first.tail.size() - 600) : first.tail);
+        }
+    }
 }
 
 // Dealt to the processes by expected cost (shard.hpp's rule), each slice in list order.
@@ -358,7 +417,7 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
     if (card.arch_wide()) throw std::logic_error("replay_card needs a card (a target with its CU count)");
     CardReplay report;
     report.card = card;
-    const Expressible expressed = expressible(problems, report);
+    const Expressible expressed = expressible(setup, problems, report);
     RunFolder run;
     make_run_folder(setup, run);
 
@@ -395,8 +454,15 @@ CardReplay replay_card(const EngineSetup& setup, const Target& card, const Probl
         for (const PassResult* pass : {&r.a, &r.b, &r.c, &r.d}) absorb_pass(*pass, report, kernels, lookups);
         judge_slice(r, expressed, checking, report, outcomes);
     }
-    for (std::size_t i = 0; i < expressed.lines.size(); ++i)
-        add_outcome(report, *expressed.entries[i], outcomes, lookups, i, "not replayed (interrupted)");
+    if (!expressed.by_driver.empty() && !(setup.interrupted && setup.interrupted->load()))
+        run_driver_problems(setup, card, expressed, expressed.lines.size(), report, kernels, outcomes, lookups);
+    // In the order given: the rounds match outcomes to their problems by place.
+    for (std::size_t place = 0; place < problems.entries().size(); ++place) {
+        if (const auto slot = expressed.slot[place])
+            add_outcome(report, problems.entries()[place], outcomes, lookups, *slot, "not replayed (interrupted)");
+        else
+            report.outcomes.push_back(expressed.not_replayed.at(place));
+    }
     for (auto& [key, code] : kernels)
         if (!is_unstable(report.unstable, key)) report.records.push_back({key, std::move(code)});
     report.seconds = seconds_since(started);

@@ -123,6 +123,11 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
                            lrn->direction == LrnProblem::Direction::Forward ? 'F' : 'B', lrn->mode, lrn->size,
                            lrn->alpha, lrn->beta, lrn->k, lrn->save_scale ? 1 : 0, dims(lrn->x.dims),
                            type_code(lrn->data_type));
+    if (const auto* command = std::get_if<DriverCommandProblem>(&problem)) {
+        if (why) *why = fmt::format("kdbgen's replay makes no calls for MIOpenDriver {}: an installed MIOpenDriver runs "
+                                    "the line (Debian: libmiopen1-tests)", command->command);
+        return std::nullopt;
+    }
     const auto& op = std::get<TensorOpProblem>(problem);
     const char* routine = op.routine == TensorOpProblem::Routine::OpTensor    ? "op"
                           : op.routine == TensorOpProblem::Routine::SetTensor ? "set"

@@ -45,8 +45,8 @@ bool settled_in_cache(const EngineCache& cache, const Target& card, const std::s
     return true;
 }
 
-CardProblems sort_problems(const ProblemSet& problems, const Target& card, const std::map<KdbKey, Bytes>& known,
-                           const EngineCache* cache, CardReplay& total) {
+CardProblems sort_problems(const EngineSetup& setup, const ProblemSet& problems, const Target& card,
+                           const std::map<KdbKey, Bytes>& known, const EngineCache* cache, CardReplay& total) {
     const auto& entries = problems.entries();
     CardProblems sorted;
     sorted.lines.resize(entries.size());
@@ -59,6 +59,10 @@ CardProblems sort_problems(const ProblemSet& problems, const Target& card, const
         outcome.key = entries[i].key;
         std::string why;
         sorted.lines[i] = replay_line(entries[i].problem, &why);
+        // A MIOpenDriver command runs in the installed driver (passes.cpp): its line there is its key.
+        if (!sorted.lines[i] && std::holds_alternative<DriverCommandProblem>(entries[i].problem) &&
+            setup.installation.driver)
+            sorted.lines[i] = "MIOpenDriver " + entries[i].key;
         if (!sorted.lines[i]) {
             ++total.skipped;
             outcome.message = "not replayed: " + why;
@@ -258,7 +262,7 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
     CardReplay total;
     total.card = card;
     total.kernels_installed = known.size();
-    CardProblems sorted = sort_problems(problems, card, known, cache, total);
+    CardProblems sorted = sort_problems(setup, problems, card, known, cache, total);
     const auto& entries = problems.entries();
 
     // The kdb of the kernels known so far, installed for each round (TMPDIR; a killed run's is removed by the next).

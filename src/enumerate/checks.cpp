@@ -144,6 +144,15 @@ void check_problem(const Problem& problem) {
                 if (p.size < 1) throw InputError(fmt::format("LRN size {} is not positive", p.size));
                 for (const double v : {p.alpha, p.beta, p.k})
                     if (!std::isfinite(v)) throw InputError(fmt::format("LRN parameter {} is not a finite number", v));
+            } else if constexpr (std::is_same_v<P, DriverCommandProblem>) {
+                // Words for a program's argv (no shell reads them): printable ASCII, bounded.
+                if (p.arguments.size() > 256) throw InputError("more than 256 arguments to MIOpenDriver");
+                for (const auto& word : p.arguments)
+                    if (word.empty() || word.size() > 256 ||
+                        std::any_of(word.begin(), word.end(), [](char c) { return c <= 0x20 || c >= 0x7f; }))
+                        throw InputError(fmt::format("MIOpenDriver {}: the argument '{}' is not a word of printable "
+                                                     "ASCII up to 256 characters",
+                                                     p.command, word.substr(0, 64)));
             } else {
                 check_tensor(p.x.dims, p.data_type, "input tensor");
             }

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kdbgen {
@@ -499,6 +500,50 @@ std::vector<Problem> parse_tensorop(const std::string& command, const std::vecto
 
 }  // namespace
 
+namespace {
+
+// A command MIOpenDriver 3.3 to 3.5 accepts that kdbgen has no problem model
+// for (issue #50): it must pass ParseBaseArg's list (driver/driver.hpp:331-354
+// in MIOpen 3.3.0, the valid_args list of driver.hpp:409-496 in 3.5.1) and have
+// a driver registered (driver/dm_*.cpp); driver_flags.cpp has their flags.
+// The flags stay as written: the drivers of one command differ between
+// versions (Debian's 3.5.1 layernorm takes --in_d/--in_c/--in_h, 3.3.0's
+// --input), and the installed driver is what runs the line. Only the flags
+// that steer the run and no kernel (iterations, verification, timing, dumps)
+// are left out where the table names them without doubt, so the same work is
+// one problem; the engine runs it once, unverified (driver_format.cpp).
+bool is_run_control(std::string_view flag) {
+    return flag == "iter" || flag == "verify" || flag == "time" || flag == "wall" || flag == "dump_output" ||
+           flag == "verify_path" || flag == "gen_file";
+}
+
+std::optional<DriverCommandProblem> parse_other_command(const std::vector<std::string>& tokens) {
+    const auto& table = driver_flag_table();
+    const auto flags = table.find(tokens.front());
+    if (flags == table.end()) return std::nullopt;
+    DriverCommandProblem problem;
+    problem.command = tokens.front();
+    for (std::size_t i = 1; i < tokens.size(); i += 2) {
+        const std::string& flag = tokens[i];
+        if (flag.size() < 2 || flag[0] != '-')
+            throw InputError(fmt::format("MIOpenDriver {}: '{}' is not a flag (-x or --name)", problem.command, flag));
+        if (i + 1 >= tokens.size())
+            throw InputError(fmt::format("MIOpenDriver {}: the flag '{}' has no value", problem.command, flag));
+        const bool long_name = flag.starts_with("--");
+        if (!long_name && flag.size() != 2)
+            throw InputError(fmt::format("MIOpenDriver {}: '{}' is not a flag (-x or --name)", problem.command, flag));
+        std::vector<const DriverFlag*> meant;
+        for (const auto& f : flags->second)
+            if (long_name ? flag.substr(2) == f.name : f.shorts.find(flag[1]) != std::string::npos) meant.push_back(&f);
+        if (meant.size() == 1 && is_run_control(meant.front()->name)) continue;
+        problem.arguments.push_back(flag);
+        problem.arguments.push_back(tokens[i + 1]);
+    }
+    return problem;
+}
+
+}  // namespace
+
 // The command's problems as the flags give them; parse_driver_command checks them.
 std::vector<Problem> parse_driver_command_unchecked(std::string_view command_line, DriverLineSource source);
 
@@ -534,11 +579,14 @@ std::vector<Problem> parse_driver_command_unchecked(std::string_view command_lin
     if (command == "softmax" || command == "softmaxfp16") return parse_softmax(command, tokens);
     if (command == "lrn" || command == "lrnfp16") return parse_lrn(command, tokens);
     if (command == "tensorop" || command == "tensoropfp16") return parse_tensorop(command, tokens);
-    throw InputError(fmt::format("unsupported MIOpenDriver command '{}' (kdbgen reads conv, convfp16, convbfp16, "
-                                 "convint8, bnorm*, pool, poolfp16, activ, activfp16, softmax, softmaxfp16, lrn, lrnfp16, "
-                                 "tensorop, tensoropfp16)",
+    if (auto other = parse_other_command(tokens)) return {std::move(*other)};
+    throw InputError(fmt::format("unsupported MIOpenDriver command '{}': no MIOpenDriver 3.3 to 3.5 accepts it (kdbgen "
+                                 "reads conv, convfp16, convbfp16, convint8, bnorm*, pool, poolfp16, activ, activfp16, "
+                                 "softmax, softmaxfp16, lrn, lrnfp16, tensorop, tensoropfp16 into problems of its own, and "
+                                 "MIOpenDriver's other commands as they are, for the engine to replay)",
                                  command));
 }
+
 
 ProblemSet parse_driver_log(std::string_view text, const std::string& origin) {
     ProblemSet set;

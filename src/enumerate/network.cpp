@@ -218,6 +218,8 @@ private:
                     return std::max(p.x.elements(), p.y.elements());
                 else if constexpr (std::is_same_v<T, TensorOpProblem>)
                     return std::max(p.a.elements(), p.b.elements());
+                else if constexpr (std::is_same_v<T, DriverCommandProblem>)
+                    return 0;  // networks make none
                 else
                     return p.x.elements();
             },

@@ -297,9 +297,15 @@ std::string TensorOpProblem::key() const {
     return fmt::format("optensor-op{}-a{}-b{}-{}", op, x_joined(a.dims), x_joined(b.dims), key_name(data_type));
 }
 
+std::string DriverCommandProblem::key() const {
+    std::string line = command;
+    for (const auto& argument : arguments) line += " " + argument;
+    return line;
+}
+
 std::string_view problem_kind(const Problem& problem) {
-    static constexpr std::string_view kNames[] = {"conv",    "batchnorm", "pooling", "activation",
-                                                   "softmax", "lrn",       "tensorop"};
+    static constexpr std::string_view kNames[] = {"conv", "batchnorm", "pooling",  "activation",
+                                                   "softmax", "lrn",     "tensorop", "driver"};
     return kNames[problem.index()];
 }
 
@@ -308,7 +314,9 @@ std::string problem_key(const Problem& problem) {
         [](const auto& p) -> std::string {
             using T = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<T, ConvProblem>) return p.serialize();
-            else if constexpr (std::is_same_v<T, LrnProblem> || std::is_same_v<T, TensorOpProblem>) return p.key();
+            else if constexpr (std::is_same_v<T, LrnProblem> || std::is_same_v<T, TensorOpProblem> ||
+                               std::is_same_v<T, DriverCommandProblem>)
+                return p.key();
             else return p.network_config();
         },
         problem);

@@ -32,6 +32,10 @@ public:
     Writer& operator<<(const Dims& v) { return list(v.begin(), v.end()); }
     Writer& operator<<(const std::vector<long>& v) { return list(v.begin(), v.end()); }
     Writer& operator<<(const TensorShape& v) { return *this << v.dims; }
+    // Words (a command's arguments: printable, no space) joined by a record separator.
+    Writer& operator<<(const std::vector<std::string>& v) {
+        return word(v.empty() ? std::string("\x1d") : fmt::format("{}", fmt::join(v, "\x1e")));
+    }
     template <typename E>
         requires std::is_enum_v<E>
     Writer& operator<<(E v) {
@@ -86,6 +90,17 @@ public:
         return *this;
     }
     Reader& operator>>(TensorShape& v) { return *this >> v.dims; }
+    Reader& operator>>(std::vector<std::string>& v) {
+        v.clear();
+        const auto w = next();
+        if (w == "\x1d") return *this;  // none
+        for (std::size_t at = 0; at <= w.size();) {
+            const std::size_t end = std::min(w.find('\x1e', at), w.size());
+            v.emplace_back(w.substr(at, end - at));
+            at = end + 1;
+        }
+        return *this;
+    }
     template <typename E>
         requires std::is_enum_v<E>
     Reader& operator>>(E& v) {
@@ -161,6 +176,10 @@ void fields(Io& io, LrnProblem& p) {
 template <typename Io>
 void fields(Io& io, TensorOpProblem& p) {
     io % p.routine % p.op % p.a % p.b % p.data_type;
+}
+template <typename Io>
+void fields(Io& io, DriverCommandProblem& p) {
+    io % p.command % p.arguments;
 }
 
 struct Encode {

@@ -12,8 +12,11 @@ namespace {
 // node kdbgen knows) is never silently dropped: with other sources it would
 // vanish from the build, alone it would plan nothing (issue #17, 1).
 void require_problems(const ProblemSet& set, const fs::path& path, const char* what) {
-    if (set.entries().empty())
-        throw InputError(located(path.string(), 0, fmt::format("yields no problem to plan ({})", what)));
+    if (!set.entries().empty()) return;
+    std::vector<std::string> left_out;
+    for (const auto& [why, count] : set.left_out()) left_out.push_back(fmt::format("{} x {}", count, why));
+    throw InputError(located(path.string(), 0, fmt::format("yields no problem to plan ({})",
+                                                           left_out.empty() ? what : join(left_out, "; "))));
 }
 
 }  // namespace

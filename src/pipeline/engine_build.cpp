@@ -364,7 +364,7 @@ BuildReport build_with_engine(const BuildRequest& request) {
     const ProblemSet mine = indexed ? std::move(*indexed) : mine_of(request, installation, shard, engine);
     if (!request.quiet)
         for (const auto& [why, count] : mine.left_out())
-            fmt::print(stderr, "kdbgen: {} problems of the networks not generated: {}\n", count, why);
+            fmt::print(stderr, "kdbgen: {} problems not replayed: {}\n", count, why);
     engine.problems = mine.entries().size();
 
     const bool driver = checking && check_with_driver(request, installation);

@@ -170,6 +170,7 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
         plan_options.complete_key_families = true;
         if (!gathered->given) {
             gathered->given = gather_problems(problem_only);
+            if (!request_.quiet) print_left_out(*gathered->given);
             if (!request_.quiet)
                 fmt::print(stderr, "kdbgen: planning the built-in corpus (the find-dbs of the MIOpen tree{}){}\n",
                            request_.zoo ? " and the network zoo" : "",
@@ -183,9 +184,7 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
             [&]() -> const ProblemSet& {
                 if (!gathered->problems) {
                     gathered->problems = corpus_problems(corpus);
-                    if (!request_.quiet)
-                        for (const auto& [why, count] : gathered->problems->left_out())
-                            fmt::print(stderr, "kdbgen: {} problems of the zoo not generated: {}\n", count, why);
+                    if (!request_.quiet) print_left_out(*gathered->problems);
                     gathered->problems->merge(*gathered->given);
                     gathered->problems->finish_adding();
                 }
@@ -195,6 +194,7 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
     }
     if (!gathered->problems) {
         gathered->problems = gather_problems(problem_only);
+        if (!request_.quiet) print_left_out(*gathered->problems);
         // Only with no problem source at all do the find-dbs become the problem list.
         if (problem_only.empty() && !request_.quiet)
             fmt::print(stderr, "kdbgen: no problem source given (--network, --driver-log, --onnx) and --corpus off: "
@@ -207,6 +207,11 @@ Plan Planner::make(const ProblemSources& sources, const std::vector<Target>& tar
 
 // The corpus is what a packager's `--targets gfx1100` alone plans; given problem sources
 // replace it unless the request asks for both.
+void print_left_out(const ProblemSet& problems) {
+    for (const auto& [why, count] : problems.left_out())
+        fmt::print(stderr, "kdbgen: {} problems not planned: {}\n", count, why);
+}
+
 bool corpus_enabled(const PlanRequest& request, const ProblemSources& sources) {
     if (request.corpus != PlanRequest::Corpus::Auto) return request.corpus == PlanRequest::Corpus::On;
     return sources.empty();

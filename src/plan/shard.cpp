@@ -132,6 +132,8 @@ std::vector<unsigned> assign_shards(const std::vector<const KernelBuild*>& build
 }
 
 double estimated_replay_cost(const Problem& problem) {
+    // A MIOpenDriver command is a driver process of its own (and a second where MIOpen compiled).
+    if (std::holds_alternative<DriverCommandProblem>(problem)) return 3.0;
     const auto* conv = std::get_if<ConvProblem>(&problem);
     if (!conv) return 1.0;
     double cost = 4.0;

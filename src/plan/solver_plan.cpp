@@ -328,6 +328,11 @@ public:
         for (std::size_t i = begin; i < end && i < entries.size(); ++i) {
             const auto& entry = entries[i];
             if (const auto* conv = std::get_if<ConvProblem>(&entry.problem)) plan_convolution(entry, *conv);
+            else if (const auto* command = std::get_if<DriverCommandProblem>(&entry.problem))
+                add_coverage(entry, "", Status::NotApplicable,
+                             fmt::format("kdbgen's planner has no solvers for MIOpenDriver {} (issue #50): "
+                                         "--engine miopen replays it through the installed MIOpenDriver",
+                                         command->command));
             else plan_primitive(entry);
         }
     }
