@@ -236,7 +236,7 @@ public:
     void finish_adding();
     // Problems a source chose not to generate, by reason (the network zoo's:
     // what no framework sends MIOpen): counted, so a report can say so.
-    void leave_out(const std::string& why) { ++left_out_[why]; }
+    void leave_out(const std::string& why, std::size_t count = 1) { left_out_[why] += count; }
     const std::map<std::string, std::size_t>& left_out() const { return left_out_; }
 
 private:

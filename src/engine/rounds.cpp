@@ -242,7 +242,9 @@ void confirm_with_first_card(const EngineSetup& setup, const Target& card, const
         outcome.seconds = replay.outcomes[j].seconds;
         sorted.settled[i] = outcome.asked;
         ++total.confirmed;
-        if (cache && sorted.lines[i]) keep_settled(*cache, card, known, sorted, i, outcome);
+        // Kept as the first card's would be: a pass, or a failure for sources the installation lacks.
+        const bool repeats = outcome.ok || (!outcome.without_source.empty() && outcome.failed_compiles.empty());
+        if (cache && sorted.lines[i] && repeats) keep_settled(*cache, card, known, sorted, i, outcome);
     }
     sorted.pending = std::move(still);
 }

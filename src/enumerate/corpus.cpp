@@ -115,8 +115,7 @@ ProblemSet corpus_problems(const CorpusOptions& options) {
     for (std::size_t i = 0; i < networks.size(); ++i) {
         const std::string origin = std::string(kCorpusZooOrigin) + options.zoo[i].filename().string();
         for (const auto& entry : networks[i].entries()) set.add(entry.problem, origin + ":" + entry.origins.front());
-        for (const auto& [why, count] : networks[i].left_out())
-            for (std::size_t n = 0; n < count; ++n) set.leave_out(why);
+        for (const auto& [why, count] : networks[i].left_out()) set.leave_out(why, count);
     }
     return set;
 }

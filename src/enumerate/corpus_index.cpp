@@ -127,8 +127,7 @@ ProblemSet CorpusIndex::take(const std::vector<std::size_t>& positions) const {
         const Problem problem = decode_problem(fields[2]);
         for (const auto origin : split_views(fields[3], kOriginSeparator)) set.add(problem, std::string(origin));
     }
-    for (const auto& [why, count] : left_out_)
-        for (std::size_t n = 0; n < count; ++n) set.leave_out(why);
+    for (const auto& [why, count] : left_out_) set.leave_out(why, count);
     set.finish_adding();
     return set;
 }

@@ -139,6 +139,7 @@ ProblemSet first_of(const ProblemSet& all, std::size_t first) {
     ProblemSet head;
     for (std::size_t i = 0; i < first; ++i)
         for (const auto& origin : all.entries()[i].origins) head.add(all.entries()[i].problem, origin);
+    for (const auto& [why, count] : all.left_out()) head.leave_out(why, count);
     head.finish_adding();
     return head;
 }
@@ -154,6 +155,7 @@ ProblemSet shard_of(const ProblemSet& problems, const ShardSpec& spec) {
     for (std::size_t i = 0; i < entries.size(); ++i)
         if (shard[i] == spec.index)
             for (const auto& origin : entries[i].origins) mine.add(entries[i].problem, origin);
+    for (const auto& [why, count] : problems.left_out()) mine.leave_out(why, count);
     mine.finish_adding();
     return mine;
 }
