@@ -191,20 +191,23 @@ ProblemSet default_zoo() {
 // encodes to the same words (so its replay line and plan are the same).
 TEST(CorpusIndex, EveryProblemOfTheZooAndTheFindDbsDecodesToItself) {
     ProblemSet problems = default_zoo();
-    // The convolutions of a real find-db (every key MIOpen forms, 2-D and 3-D, groups, layouts).
-    const std::string find_db =
-        read_find_db_text(test::shared_db_dir() / "gfx942130.HIP.fdb.txt.bz2", {}, [](std::string_view) {});
-    std::size_t convolutions = 0;
-    for (const auto& line : split(find_db, '\n')) {
-        const auto equals = line.find('=');
-        if (equals == std::string::npos) continue;
-        try {
-            problems.add(parse_conv_problem_key(line.substr(0, equals)), "test");
-            ++convolutions;
-        } catch (const InputError&) {
+    // The convolutions of a real find-db (every key MIOpen forms, 2-D and 3-D, groups, layouts), where the
+    // shared copies are (CI; a user's clone and the distro check's roots have none: the zoo's alone then).
+    const fs::path find_db_file = test::shared_db_dir() / "gfx942130.HIP.fdb.txt.bz2";
+    if (fs::is_regular_file(find_db_file)) {
+        const std::string find_db = read_find_db_text(find_db_file, {}, [](std::string_view) {});
+        std::size_t convolutions = 0;
+        for (const auto& line : split(find_db, '\n')) {
+            const auto equals = line.find('=');
+            if (equals == std::string::npos) continue;
+            try {
+                problems.add(parse_conv_problem_key(line.substr(0, equals)), "test");
+                ++convolutions;
+            } catch (const InputError&) {
+            }
         }
+        EXPECT_GT(convolutions, 1000u);
     }
-    EXPECT_GT(convolutions, 1000u);
     // MIOpenDriver commands kept as given (issue #50): their arguments, none too.
     problems.add(DriverCommandProblem{"rnn", {"--batchsize", "4,4,3", "--hid_h", "16"}}, "test");
     problems.add(DriverCommandProblem{"ctc", {}}, "test");
