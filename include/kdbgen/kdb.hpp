@@ -123,6 +123,15 @@ bool is_kdbgen_temporary(const std::string& filename);
 // With update, rows already in `path` whose key is not in `records` are kept.
 WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records, bool update = false);
 
+// A kdb only kdbgen's own replays read (a round's or a confirmation's system
+// kdb in a scratch folder): code objects stored as they are, with
+// uncompressed_size 0, which MIOpen reads without bzip2
+// (KernDb::FindRecordUnsafe, src/include/miopen/kern_db.hpp:122-141, MIOpen
+// 3.3.0; the same in 3.5); no journal, no sync, no lock. The keys and the code
+// MIOpen finds are those write_kdb would give it; neither side spends bzip2 on
+// a file that lives for one pass. Never for a kdb a user gets.
+void write_scratch_kdb(const fs::path& path, const std::vector<KdbRecord>& records);
+
 // Throws InputError when the file is not a kdb MIOpen would open (not SQLite,
 // no kern_db table, columns differ from MIOpen's).
 std::vector<StoredRow> read_kdb_rows(const fs::path& path);

@@ -122,8 +122,12 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
     const TaskRuns runs = run_tasks(setup, check, tasks, true);
 
     std::set<std::size_t> unsupported;
+    // A command this driver does not know, or runs without a MIOpen call where kdbgen's replay
+    // makes the calls (3.5.1's rnn: a user's process reaches those kernels only through the API).
     for (std::size_t t = 0; t < tasks.size(); ++t)
-        if (runs.first[t].unsupported) unsupported.insert(tasks[t].problem);
+        if (runs.first[t].unsupported ||
+            (!runs.first[t].did_nothing.empty() && replay_line(entries[tasks[t].problem]->problem)))
+            unsupported.insert(tasks[t].problem);
     for (const std::size_t i : unsupported)
         for (const auto& origin : entries[i]->origins) for_replay.add(entries[i]->problem, origin);
     std::map<std::size_t, ReplayOutcome> outcomes;

@@ -4,6 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
 namespace kdbgen {
 
 namespace {
@@ -81,6 +86,100 @@ std::optional<std::string> conv_line(const ConvProblem& p, std::string* why) {
 
 int type_code(DataType type) { return static_cast<int>(type); }
 
+// A MIOpenDriver line's flags by long name, as its InputFlags reads them
+// (driver/InputFlags.cpp, MIOpen 3.3.0): a short letter means the flag it
+// names, a flag given twice takes its last value, one not given its default.
+class DriverFlags {
+public:
+    explicit DriverFlags(const DriverCommandProblem& problem) {
+        const auto& table = driver_flag_table();
+        const auto flags = table.find(problem.command);
+        for (std::size_t i = 0; flags != table.end() && i + 1 < problem.arguments.size(); i += 2) {
+            const std::string& flag = problem.arguments[i];
+            for (const auto& f : flags->second)
+                if (flag.starts_with("--") ? flag.substr(2) == f.name
+                                           : flag.size() == 2 && f.shorts.find(flag[1]) != std::string::npos) {
+                    values_[f.name] = problem.arguments[i + 1];
+                    break;
+                }
+        }
+    }
+    std::string text(const std::string& name, std::string fallback) const {
+        const auto found = values_.find(name);
+        return found == values_.end() ? std::move(fallback) : found->second;
+    }
+    // InputFlags::GetValueInt is atoi: "" and words read as 0.
+    long integer(const std::string& name, long fallback) const {
+        const auto found = values_.find(name);
+        return found == values_.end() ? fallback : std::atol(found->second.c_str());
+    }
+    // A "vector" flag: numbers split by ',' or ' ' (the drivers' GetInputTensorLengthsFromCmdLine).
+    std::vector<long> numbers(const std::string& name, const std::string& fallback) const {
+        std::vector<long> values;
+        std::string text = this->text(name, fallback);
+        std::replace(text.begin(), text.end(), ',', ' ');
+        std::istringstream stream(text);
+        for (long value = 0; stream >> value;) values.push_back(value);
+        return values;
+    }
+
+private:
+    std::map<std::string, std::string> values_;
+};
+
+// MIOpenDriver rnn / rnnfp16 as RNNDriver makes its calls (driver/rnn_driver.hpp, MIOpen 3.3.0):
+// the defaults of AddCmdLineArgs (:232-293), the batch size of each time step
+// (GetInputTensorLengthsFromCmdLine, :297-352: the list cut to seq_len, its last value repeated
+// to fill it), the modes of SetRNNDescriptorFromCmdLineArgs (:389-530; an unknown value makes
+// the driver exit at once), the seed (seed_high << 32 | seed_low, each at least 0). The type is
+// the command's (rnnfp16: half), as driver/main.cpp picks the driver's template.
+std::optional<std::string> rnn_line(const DriverCommandProblem& p, std::string* why) {
+    const DriverFlags flags(p);
+    static const std::map<std::string, int> modes{{"relu", 0}, {"tanh", 1}, {"lstm", 2}, {"gru", 3}};
+    const std::string mode = flags.text("mode", "tanh");
+    const long steps = flags.integer("seq_len", 1);
+    auto batches = flags.numbers("batchsize", "4");
+    const long bidirection = flags.integer("bidirection", 0), bias = flags.integer("bias", 0),
+               input_mode = flags.integer("inputmode", 0), algo = flags.integer("rnnalgo", 0);
+    std::string wrong;
+    if (!modes.count(mode)) wrong = "mode " + mode;
+    else if (steps < 1 || batches.empty()) wrong = "no time step";
+    else if (bidirection < 0 || bidirection > 1 || bias < 0 || bias > 1 || input_mode < 0 || input_mode > 1 ||
+             algo < 0 || algo > 1)
+        wrong = "a direction, bias, input mode or algorithm other than 0 or 1";
+    if (!wrong.empty()) {
+        if (why) *why = fmt::format("MIOpenDriver {} takes no {}: it exits before any MIOpen call", p.command, wrong);
+        return std::nullopt;
+    }
+    if (static_cast<long>(batches.size()) > steps) batches.resize(static_cast<std::size_t>(steps));
+    while (static_cast<long>(batches.size()) < steps) batches.push_back(batches.back());
+    const unsigned long long seed =
+        static_cast<unsigned long long>(std::max(flags.integer("seed_high", 0), 0L)) << 32 |
+        static_cast<unsigned long long>(std::max(flags.integer("seed_low", 0), 0L));
+    return fmt::format("rnn mode={} layers={} hidden={} input={} batches={} bidirection={} inputmode={} bias={} "
+                       "algo={} padding={} forw={} fwdtype={} dropout={} rate={} seed={} type={}",
+                       modes.at(mode), flags.integer("num_layer", 1), flags.integer("hid_h", 32),
+                       flags.integer("in_h", 32), dims(batches), bidirection, input_mode, bias, algo,
+                       flags.integer("use_padding", 0) != 0 ? 1 : 0, flags.integer("forw", 0),
+                       flags.integer("fwdtype", 0), flags.integer("use_dropout", 0) != 0 ? 1 : 0,
+                       flags.text("dropout", "0.0"), seed, p.command == "rnnfp16" ? 0 : 1);
+}
+
+// MIOpenDriver dropout / dropoutfp16 as DropoutDriver makes its calls (driver/dropout_driver.hpp,
+// MIOpen 3.3.0): the defaults of AddCmdLineArgs (:152-181), at most 5 dimensions
+// (GetInputTensorLengthsFromCmdLine, :184-207), the seed and the mask of GetandSetData (:137-150).
+std::optional<std::string> dropout_line(const DriverCommandProblem& p) {
+    const DriverFlags flags(p);
+    auto lengths = flags.numbers("input_dim", "4");
+    if (lengths.size() > 5) lengths.resize(5);
+    const unsigned long long seed =
+        static_cast<unsigned long long>(std::max(flags.integer("seed_high", 0), 0L)) << 32 |
+        static_cast<unsigned long long>(std::max(flags.integer("seed_low", 0), 0L));
+    return fmt::format("dropout x={} rate={} seed={} mask={} forw={} type={}", dims(lengths),
+                       flags.text("dropout", "0.5"), seed, flags.integer("use_mask", 0) != 0 ? 1 : 0,
+                       flags.integer("forw", 0), p.command == "dropoutfp16" ? 0 : 1);
+}
+
 }  // namespace
 
 std::optional<std::string> replay_line(const Problem& problem, std::string* why) {
@@ -124,6 +223,10 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
                            lrn->alpha, lrn->beta, lrn->k, lrn->save_scale ? 1 : 0, dims(lrn->x.dims),
                            type_code(lrn->data_type));
     if (const auto* command = std::get_if<DriverCommandProblem>(&problem)) {
+        // Made by kdbgen's replay, MIOpen's API called as the driver calls it: 3.5.1's rnn
+        // command runs nothing (its parser asks for a `time` flag rnn does not define).
+        if (command->command == "rnn" || command->command == "rnnfp16") return rnn_line(*command, why);
+        if (command->command == "dropout" || command->command == "dropoutfp16") return dropout_line(*command);
         if (why) *why = fmt::format("kdbgen's replay makes no calls for MIOpenDriver {}: an installed MIOpenDriver runs "
                                     "the line (Debian: libmiopen1-tests)", command->command);
         return std::nullopt;

@@ -186,7 +186,7 @@ fs::path install_known(const ScratchFolder& scratch, const std::string& name, co
     for (const auto& [key, code] : known) so_far.push_back({key, code});
     const fs::path installed = scratch.top / name;
     fs::create_directories(installed);
-    write_kdb(installed / card.kdb_filename(), so_far);
+    write_scratch_kdb(installed / card.kdb_filename(), so_far);
     return installed;
 }
 

@@ -681,6 +681,25 @@ WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records
     return transaction.commit().front();
 }
 
+void write_scratch_kdb(const fs::path& path, const std::vector<KdbRecord>& records) {
+    fs::remove(path);
+    sqlite::Database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    db.exec(kdb_create_sql());
+    db.exec("BEGIN;");
+    sqlite::Statement insert(db, "INSERT INTO kern_db(kernel_name, kernel_args, kernel_blob, kernel_hash, "
+                                 "uncompressed_size) VALUES(?, ?, ?, ?, 0);");
+    for (const auto& record : records) {
+        insert.reset();
+        insert.bind(1, record.key.kernel_name);
+        insert.bind(2, record.key.kernel_args);
+        insert.bind_blob(3, record.code);
+        insert.bind(4, md5_hex(record.code));
+        insert.step();
+    }
+    db.exec("COMMIT;");
+}
+
 std::optional<fs::path> system_kdb_for(const fs::path& dir, const Target& card) {
     for (const auto& name : {card.kdb_filename(), card.fallback_kdb_filename()})
         if (fs::exists(dir / name)) return dir / name;

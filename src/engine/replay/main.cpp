@@ -35,6 +35,10 @@
 //   <id> softmax dir=F|B algo=A mode=M alpha=A beta=B x=.. type=T
 //   <id> lrn dir=F|B mode=M n=N alpha=A beta=B k=K save=0|1 x=.. type=T
 //   <id> tensorop routine=op|set|scale op=O a=.. b=.. type=T
+//   <id> rnn mode=0-3 layers=L hidden=H input=W batches=B1,..,Bseq bidirection=0|1 inputmode=0|1 bias=0|1
+//        algo=0|1 padding=0|1 forw=F fwdtype=0|1 dropout=0|1 rate=R seed=S type=T
+//        (MIOpenDriver rnn's flags: forw as the driver reads it, 0 = forward and both backwards)
+//   <id> dropout x=.. rate=R seed=S mask=0|1 forw=F type=T
 // Types are miopenDataType_t numbers; layouts are NCHW, NHWC, NCDHW or NDHWC.
 //
 // On standard output, flushed line by line so that kdbgen knows which problem

@@ -18,6 +18,8 @@ using ConvolutionDescriptor = void*;
 using PoolingDescriptor = void*;
 using ActivationDescriptor = void*;
 using LrnDescriptor = void*;
+using RnnDescriptor = void*;
+using DropoutDescriptor = void*;
 
 // miopenDataType_t (miopen.h:369-378)
 enum DataType : int { Half = 0, Float = 1, Int32 = 2, Int8 = 3, BFloat16 = 5, Double = 6 };
@@ -148,6 +150,46 @@ struct ConvSolution {
       Status (*)(Handle, int, const void*, TensorDescriptor, const void*, const void*, TensorDescriptor, const void*,  \
                  const void*, TensorDescriptor, void*))                                                                \
     X(miopenSetTensor, Status (*)(Handle, TensorDescriptor, void*, const void*))                                       \
-    X(miopenScaleTensor, Status (*)(Handle, TensorDescriptor, void*, const void*))
+    X(miopenScaleTensor, Status (*)(Handle, TensorDescriptor, void*, const void*))                                    \
+    X(miopenCreateDropoutDescriptor, Status (*)(DropoutDescriptor*))                                                   \
+    X(miopenDestroyDropoutDescriptor, Status (*)(DropoutDescriptor))                                                   \
+    X(miopenDropoutGetStatesSize, Status (*)(Handle, std::size_t*))                                                    \
+    X(miopenDropoutGetReserveSpaceSize, Status (*)(TensorDescriptor, std::size_t*))                                    \
+    X(miopenSetDropoutDescriptor,                                                                                      \
+      Status (*)(DropoutDescriptor, Handle, float, void*, std::size_t, unsigned long long, bool, bool, int))           \
+    X(miopenDropoutForward,                                                                                            \
+      Status (*)(Handle, DropoutDescriptor, TensorDescriptor, TensorDescriptor, const void*, TensorDescriptor, void*,  \
+                 void*, std::size_t))                                                                                  \
+    X(miopenDropoutBackward,                                                                                           \
+      Status (*)(Handle, DropoutDescriptor, TensorDescriptor, TensorDescriptor, const void*, TensorDescriptor, void*,  \
+                 void*, std::size_t))                                                                                  \
+    X(miopenCreateRNNDescriptor, Status (*)(RnnDescriptor*))                                                           \
+    X(miopenDestroyRNNDescriptor, Status (*)(RnnDescriptor))                                                           \
+    X(miopenSetRNNDescriptor, Status (*)(RnnDescriptor, int, int, int, int, int, int, int, int))                       \
+    X(miopenSetRNNDescriptor_V2, Status (*)(RnnDescriptor, int, int, DropoutDescriptor, int, int, int, int, int, int)) \
+    X(miopenSetRNNPaddingMode, Status (*)(RnnDescriptor, int))                                                         \
+    X(miopenGetRNNParamsDescriptor, Status (*)(Handle, RnnDescriptor, TensorDescriptor, TensorDescriptor, int))        \
+    X(miopenGetRNNParamsSize, Status (*)(Handle, RnnDescriptor, TensorDescriptor, std::size_t*, int))                 \
+    X(miopenGetRNNWorkspaceSize, Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, std::size_t*))       \
+    X(miopenGetRNNTrainingReserveSize, Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, std::size_t*)) \
+    X(miopenGetRNNInputTensorSize, Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, std::size_t*))     \
+    X(miopenGetRNNHiddenTensorSize, Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, std::size_t*))    \
+    X(miopenRNNForwardTraining,                                                                                        \
+      Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, const void*, TensorDescriptor, const void*,      \
+                 TensorDescriptor, const void*, TensorDescriptor, const void*, const TensorDescriptor*, void*,         \
+                 TensorDescriptor, void*, TensorDescriptor, void*, void*, std::size_t, void*, std::size_t))            \
+    X(miopenRNNForwardInference,                                                                                       \
+      Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, const void*, TensorDescriptor, const void*,      \
+                 TensorDescriptor, const void*, TensorDescriptor, const void*, const TensorDescriptor*, void*,         \
+                 TensorDescriptor, void*, TensorDescriptor, void*, void*, std::size_t))                                \
+    X(miopenRNNBackwardData,                                                                                           \
+      Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, const void*, const TensorDescriptor*,            \
+                 const void*, TensorDescriptor, const void*, TensorDescriptor, const void*, TensorDescriptor,          \
+                 const void*, TensorDescriptor, const void*, TensorDescriptor, const void*, const TensorDescriptor*,   \
+                 void*, TensorDescriptor, void*, TensorDescriptor, void*, void*, std::size_t, void*, std::size_t))     \
+    X(miopenRNNBackwardWeights,                                                                                        \
+      Status (*)(Handle, RnnDescriptor, int, const TensorDescriptor*, const void*, TensorDescriptor, const void*,      \
+                 const TensorDescriptor*, const void*, TensorDescriptor, void*, void*, std::size_t, const void*,       \
+                 std::size_t))
 
 }  // namespace kdbgen::miopen_api

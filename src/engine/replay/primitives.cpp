@@ -167,6 +167,7 @@ void replay(api::Handle handle, const std::string& kind, const Fields& fields, c
     if (kind == "softmax") return replay_softmax(handle, fields);
     if (kind == "lrn") return replay_lrn(handle, fields);
     if (kind == "tensorop") return replay_tensor_op(handle, fields);
+    if (replay_recurrent(handle, kind, fields)) return;
     throw std::runtime_error("unknown problem kind " + kind);
 }
 
