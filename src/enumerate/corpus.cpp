@@ -32,7 +32,7 @@ std::vector<fs::path> find_db_files(const fs::path& dir) {
 
 // Bumped when corpus_problems() reads the same files into other problems.
 constexpr std::string_view kCorpusRules =
-    "kdbgen corpus 2: find-db keys first-file origin; zoo with origins, no int32-overflowing tensors, 3-D max-pool indices wide enough";
+    "kdbgen corpus 3: find-db keys first-file origin; zoo with origins, no int32-overflowing tensors, 3-D max-pool indices wide enough, RNN and CTC networks";
 
 }  // namespace
 

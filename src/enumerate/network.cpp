@@ -3,6 +3,7 @@
 // line of its [[layer]] table, the layer and the value.
 #include "conv_spec.hpp"
 #include "kdbgen/checks.hpp"
+#include "kdbgen/recurrent.hpp"
 #include "kdbgen/error.hpp"
 #include "kdbgen/toml_checks.hpp"
 
@@ -42,8 +43,16 @@ const std::map<std::string, std::vector<std::string_view>, std::less<>> kLayerKe
     {"concat", {"with", "crop"}},
     {"upsample", {"scale"}},
     {"linear", {"out"}},
-    {"dropout", {}}, {"flatten", {}},
+    {"dropout", {"rate", "miopen"}}, {"flatten", {}},
+    {"lstm", {"hidden", "num_layers", "seq_len", "bidirectional", "dropout", "bias"}},
+    {"gru", {"hidden", "num_layers", "seq_len", "bidirectional", "dropout", "bias"}},
+    {"rnn_tanh", {"hidden", "num_layers", "seq_len", "bidirectional", "dropout", "bias"}},
+    {"rnn_relu", {"hidden", "num_layers", "seq_len", "bidirectional", "dropout", "bias"}},
+    {"ctc_loss", {"label_len", "blank"}},
 };
+// MIOpenDriver rnn's -m word for each recurrent layer (driver/rnn_driver.hpp:389-412, MIOpen 3.3.0).
+const std::map<std::string, std::string, std::less<>> kRnnModes = {
+    {"lstm", "lstm"}, {"gru", "gru"}, {"rnn_tanh", "tanh"}, {"rnn_relu", "relu"}};
 const std::vector<std::string_view> kBlockKeys = {"name", "repeat", "layers"};
 const std::vector<std::string_view> kNetworkKeys = {"name", "input", "batch", "data_types", "layouts", "modes"};
 const std::vector<std::string_view> kActivationModes = {"identity", "sigmoid", "logistic", "tanh", "relu", "softrelu",
@@ -67,6 +76,9 @@ std::vector<std::string_view> keys_of_layer(const std::string& type) {
 struct Tensor {
     std::vector<long> dims;
     bool needs_grad = false;
+    // A recurrent layer's output: dims are {features, time steps}; 'linear' maps the features of
+    // each step and keeps the steps.
+    bool sequence = false;
     long channels() const { return dims[0]; }
     std::vector<long> spatial() const { return {dims.begin() + 1, dims.end()}; }
 };
@@ -472,10 +484,16 @@ private:
                 const long out = int_param(t, name, "out", 0);
                 if (out <= 0) throw error(t, name, "'linear' needs a positive 'out'");
                 // A GEMM (rocBLAS/hipBLASLt): no MIOpen kernel of its own.
-                current.dims.assign(current.dims.size(), 1);
+                if (!current.sequence) current.dims.assign(current.dims.size(), 1);
                 current.dims[0] = out;
                 current.needs_grad = true;
-            } else if (type == "dropout" || type == "flatten") {
+            } else if (kRnnModes.count(type)) {
+                run_rnn(t, name, type, current);
+            } else if (type == "ctc_loss") {
+                run_ctc_loss(t, name, current);
+            } else if (type == "dropout") {
+                run_dropout(t, name, current);
+            } else if (type == "flatten") {
             } else {
                 throw error(t, name, fmt::format("unknown layer type '{}'", type));
             }
@@ -486,6 +504,69 @@ private:
             }
         }
         scope[layer] = current;
+    }
+
+    // A recurrent layer as PyTorch's nn.LSTM/nn.GRU/nn.RNN runs it on MIOpen (rnn_problem,
+    // include/kdbgen/recurrent.hpp); its output is the sequence of hidden states.
+    void run_rnn(const toml::table& t, const std::string& name, const std::string& type, Tensor& current) {
+        const StrictTable checked = strict(t, name);
+        RecurrentLayer layer;
+        layer.mode = kRnnModes.at(type);
+        layer.hidden = int_param(t, name, "hidden", 0);
+        if (layer.hidden <= 0) throw error(t, name, fmt::format("'{}' needs a positive 'hidden'", type));
+        layer.layers = checked.integer("num_layers", 1, 1, 64);  // "layers" makes a [[layer]] a block
+        layer.bidirectional = checked.boolean("bidirectional", false);
+        layer.dropout = checked.real("dropout", 0.0, 0.0, 1.0);
+        layer.bias = checked.boolean("bias", true);
+        layer.input = 1;
+        for (const long d : current.dims) layer.input *= d;
+        if (current.sequence) {
+            layer.steps = current.dims[1];
+            layer.input = current.dims[0];
+            if (checked.integer("seq_len", layer.steps, 1, checks::kMaxDimension) != layer.steps)
+                throw error(t, name, fmt::format("'seq_len' differs from the {} steps of the sequence it reads",
+                                                 layer.steps));
+        } else {
+            layer.steps = checked.integer("seq_len", 0, 1, checks::kMaxDimension);
+            if (layer.steps == 0)
+                throw error(t, name, fmt::format("'{}' on a tensor that is no sequence needs 'seq_len'", type));
+            // A convolutional front end's C x F x T output (DeepSpeech2): time on the last axis, C * F per step.
+            if (current.dims.size() >= 2 && current.dims.back() == layer.steps) layer.input /= layer.steps;
+        }
+        layer.batch = variant_.batch;
+        layer.data_type = data_type();
+        layer.training = variant_.training;
+        if (const auto problem = rnn_problem(layer)) add(t, name, *problem);
+        current.dims = {layer.hidden * (layer.bidirectional ? 2 : 1), layer.steps};
+        current.sequence = true;
+        current.needs_grad = true;
+    }
+
+    // CTC loss on a sequence of class scores (a recurrent layer, then 'linear' to the classes,
+    // the blank among them), as PyTorch's F.ctc_loss calls miopenCTCLoss (ctc_problem).
+    void run_ctc_loss(const toml::table& t, const std::string& name, const Tensor& current) {
+        const StrictTable checked = strict(t, name);
+        if (!current.sequence)
+            throw error(t, name, "'ctc_loss' reads a sequence of class scores (a recurrent layer, then 'linear')");
+        const long classes = current.dims[0], steps = current.dims[1];
+        if (classes < 2) throw error(t, name, "'ctc_loss' needs at least two classes, the blank one of them");
+        const long label_len = checked.integer("label_len", 0, 1, steps);
+        if (label_len == 0) throw error(t, name, "'ctc_loss' needs 'label_len', the length of each target");
+        const long blank = checked.integer("blank", 0, 0, classes - 1);
+        if (const auto problem = ctc_problem(variant_.batch, classes, steps, label_len, blank, data_type(),
+                                             variant_.training))
+            add(t, name, *problem);
+    }
+
+    // PyTorch's nn.Dropout runs ATen's own kernel, not MIOpen's: a dropout layer makes no
+    // problem unless it says miopen = true (a framework that calls miopenDropoutForward).
+    void run_dropout(const toml::table& t, const std::string& name, const Tensor& current) {
+        const StrictTable checked = strict(t, name);
+        const double rate = checked.real("rate", 0.5, 0.0, 1.0);
+        if (!checked.boolean("miopen", false)) return;
+        const auto dims = batched(current).dims;
+        if (dims.size() > 5) throw error(t, name, "MIOpen's dropout takes up to 5 dimensions");
+        if (const auto problem = dropout_problem(dims, rate, data_type(), variant_.training)) add(t, name, *problem);
     }
 
     fs::path path_;
@@ -570,8 +651,9 @@ ProblemSet read_network(const fs::path& path, const NetworkExpansion& overrides)
     network.allow_only(kNetworkKeys, "[network]");
     network.string("name");
     const auto input_dims = list_of<long>(network, "input", {});
-    if (input_dims.size() != 3 && input_dims.size() != 4)
-        throw network.error(network_table->get("input"), "input", "must be [C, H, W] or [C, D, H, W]");
+    if (input_dims.size() < 2 || input_dims.size() > 4)
+        throw network.error(network_table->get("input"), "input",
+                            "must be [C, H, W], [C, D, H, W] or a sequence [features, steps]");
     for (const long d : input_dims)
         if (d <= 0 || d > checks::kMaxDimension)
             throw network.error(network_table->get("input"), "input", fmt::format("size {} is not between 1 and {}", d,
@@ -620,7 +702,7 @@ ProblemSet read_network(const fs::path& path, const NetworkExpansion& overrides)
                 for (const auto& mode : modes) {
                     Variant variant{batch, std::string(key_name(parse_data_type(type))), layout, mode == "training"};
                     NetworkReader reader(path, variant, set);
-                    reader.run(root, Tensor{input_dims, false});
+                    reader.run(root, Tensor{input_dims, false, input_dims.size() == 2});
                 }
     return set;
 }

@@ -5,6 +5,7 @@
 #include "conv_spec.hpp"
 #include "kdbgen/checks.hpp"
 #include "kdbgen/error.hpp"
+#include "kdbgen/recurrent.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -168,7 +169,8 @@ private:
     static bool is_planned_op(const std::string& op) {
         static const std::set<std::string> kPlanned = {
             "Conv", "ConvTranspose", "BatchNormalization", "MaxPool", "AveragePool", "GlobalAveragePool",
-            "GlobalMaxPool", "Softmax", "LogSoftmax", "LRN", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Clip", "Abs"};
+            "GlobalMaxPool", "Softmax", "LogSoftmax", "LRN", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu", "Clip", "Abs",
+            "LSTM", "GRU", "RNN", "Dropout"};
         return kPlanned.count(op) != 0;
     }
 
@@ -181,6 +183,17 @@ private:
         if (node.input_size() < needed && is_planned_op(op))
             throw error(name, fmt::format("{} has {} input(s), it needs at least {}", op, node.input_size(), needed));
         if (op == "Conv" || op == "ConvTranspose") return visit_conv(node, name, op == "ConvTranspose");
+        if (op == "LSTM" || op == "GRU" || op == "RNN") return visit_rnn(node, name);
+        if (op == "Dropout") {
+            // A training-mode Dropout (opset 12: its third input; earlier: the graph trains) through
+            // MIOpen's dropout; its ratio an attribute before opset 12, else 0.5 unless it is a
+            // constant kdbgen does not read.
+            if (node.input_size() < 1) throw error(name, "Dropout has no input");
+            const auto x = shape(name, node.input(0));
+            if (const auto problem = dropout_problem(x, real(node, "ratio", 0.5f), type_, training_))
+                add(name, *problem);
+            return;
+        }
         if (op == "BatchNormalization") {
             BatchNormProblem p;
             const auto x = shape(name, node.input(0));
@@ -258,6 +271,49 @@ private:
                 add(name, p);
             }
         }
+    }
+
+    // ONNX's LSTM, GRU and RNN (one layer each; X is [seq_length, batch, input_size], or
+    // [batch, seq_length, input_size] with layout = 1) as PyTorch exports nn.LSTM/GRU/RNN
+    // and runs them on MIOpen (rnn_problem).
+    void visit_rnn(const onnx::NodeProto& node, const std::string& name) {
+        if (node.input_size() < 3) throw error(name, fmt::format("{} needs X, W and R", node.op_type()));
+        const auto x = shape(name, node.input(0));
+        if (x.size() != 3) throw error(name, fmt::format("{} input '{}' has rank {}, not 3", node.op_type(),
+                                                        node.input(0), x.size()));
+        RecurrentLayer layer;
+        const bool batch_first = integer(node, "layout", 0) == 1;
+        layer.steps = batch_first ? x[1] : x[0];
+        layer.batch = batch_first ? x[0] : x[1];
+        layer.input = x[2];
+        layer.hidden = integer(node, "hidden_size", 0);
+        if (layer.hidden <= 0) throw error(name, fmt::format("{} has no positive hidden_size", node.op_type()));
+        const auto* direction = attribute(node, "direction");
+        const std::string way = direction ? direction->s() : "forward";
+        if (way != "forward" && way != "bidirectional")
+            throw error(name, fmt::format("direction {}: MIOpen's RNN runs forward or bidirectional", way));
+        layer.bidirectional = way == "bidirectional";
+        layer.bias = node.input_size() > 3 && !node.input(3).empty();
+        // What MIOpen's RNN cannot run is refused, never planned as something else: LSTM peepholes
+        // (input P), and a GRU that applies its reset gate before the linear map (MIOpen's GRU is
+        // linear_before_reset = 1, as PyTorch exports nn.GRU).
+        if (node.op_type() == "LSTM" && node.input_size() > 7 && !node.input(7).empty())
+            throw error(name, "an LSTM with peepholes: MIOpen's LSTM has none");
+        if (node.op_type() == "GRU" && integer(node, "linear_before_reset", 0) != 1)
+            throw error(name, "a GRU with linear_before_reset = 0: MIOpen's GRU applies the reset gate after "
+                              "the linear map (linear_before_reset = 1, as PyTorch exports nn.GRU)");
+        if (node.op_type() == "LSTM") layer.mode = "lstm";
+        else if (node.op_type() == "GRU") layer.mode = "gru";
+        else {
+            const auto* activations = attribute(node, "activations");
+            const std::string first = activations && activations->strings_size() > 0 ? activations->strings(0) : "Tanh";
+            if (first != "Tanh" && first != "Relu")
+                throw error(name, fmt::format("RNN activation {}: MIOpen's vanilla RNN takes Tanh or Relu", first));
+            layer.mode = first == "Relu" ? "relu" : "tanh";
+        }
+        layer.data_type = type_;
+        layer.training = training_;
+        if (const auto problem = rnn_problem(layer)) add(name, *problem);
     }
 
     void visit_conv(const onnx::NodeProto& node, const std::string& name, bool transpose) {

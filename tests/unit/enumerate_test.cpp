@@ -428,6 +428,55 @@ TEST(Networks, VggAndLayoutsAndOthersExpand) {
     EXPECT_GT(read_network(dir / "sd15_unet.toml", e).count("conv"), 20u);
 }
 
+// Recurrent layers, CTC loss and dropout in a network description (issue #50) are the MIOpenDriver lines
+// of the calls PyTorch makes for nn.LSTM/GRU/RNN, F.ctc_loss and a MIOpen dropout (recurrent.hpp): flags
+// as driver/rnn_driver.hpp:232-293, driver/ctc_driver.hpp:158-187 (num_class without the blank) and
+// driver/dropout_driver.hpp:152-181 define them (MIOpen 3.3.0). A sequence input is [features, steps]; a
+// convolutional front end's last axis is time; 'linear' keeps a sequence's steps.
+TEST(Networks, RecurrentLayersCtcLossAndDropoutAreMiopenDriverLines) {
+    test::TempDir dir;
+    std::ofstream(dir / "speech.toml") << "[network]\ninput = [1, 16, 40]\nbatch = [4]\n"
+                                          "data_types = [\"FP32\", \"FP16\"]\nmodes = [\"inference\", \"training\"]\n"
+                                          "[[layer]]\ntype = \"conv\"\nout = 8\nkernel = 3\npad = 1\n"
+                                          "[[layer]]\ntype = \"dropout\"\nrate = 0.1\nmiopen = true\n"
+                                          "[[layer]]\ntype = \"gru\"\nhidden = 32\nnum_layers = 2\nbidirectional = true\n"
+                                          "seq_len = 40\ndropout = 0.3\n"
+                                          "[[layer]]\ntype = \"lstm\"\nhidden = 16\nbias = false\n"
+                                          "[[layer]]\ntype = \"linear\"\nout = 29\n"
+                                          "[[layer]]\ntype = \"ctc_loss\"\nlabel_len = 12\n";
+    std::set<std::string> keys;
+    const ProblemSet speech = read_network(dir / "speech.toml");
+    for (const auto& entry : speech.entries())
+        if (std::holds_alternative<DriverCommandProblem>(entry.problem)) keys.insert(entry.key);
+    EXPECT_EQ(keys, (std::set<std::string>{
+                        // 8 x 16 features a step over 40 steps; dropout between the GRU's layers in training only.
+                        "rnn -n 4 -W 128 -H 32 -l 2 -k 40 -m gru -r 1 -b 1 -F 0 -c 0 -U 1 -P 0.3",
+                        "rnn -n 4 -W 128 -H 32 -l 2 -k 40 -m gru -r 1 -b 1 -F 1 -c 1",
+                        "rnnfp16 -n 4 -W 128 -H 32 -l 2 -k 40 -m gru -r 1 -b 1 -F 0 -c 0 -U 1 -P 0.3",
+                        "rnnfp16 -n 4 -W 128 -H 32 -l 2 -k 40 -m gru -r 1 -b 1 -F 1 -c 1",
+                        // the GRU's two directions are the LSTM's input
+                        "rnn -n 4 -W 64 -H 16 -l 1 -k 40 -m lstm -r 0 -b 0 -F 0 -c 0",
+                        "rnn -n 4 -W 64 -H 16 -l 1 -k 40 -m lstm -r 0 -b 0 -F 1 -c 1",
+                        "rnnfp16 -n 4 -W 64 -H 16 -l 1 -k 40 -m lstm -r 0 -b 0 -F 0 -c 0",
+                        "rnnfp16 -n 4 -W 64 -H 16 -l 1 -k 40 -m lstm -r 0 -b 0 -F 1 -c 1",
+                        "ctc -n 4 -c 28 -k 40 -l 12 -b 0 -m 1 -F 1",  // float training only
+                        "dropout -d 4,8,16,40 -p 0.1 -F 0", "dropoutfp16 -d 4,8,16,40 -p 0.1 -F 0"}));
+    const auto error_for = [&](const std::string& text) {
+        std::ofstream(dir / "net.toml") << text;
+        return test::input_error_of([&] { read_network(dir / "net.toml"); });
+    };
+    const auto path = (dir / "net.toml").string();
+    auto message = error_for("[network]\ninput = [3, 8, 8]\n[[layer]]\nname = \"r\"\ntype = \"lstm\"\nhidden = 4\n");
+    EXPECT_NE(message.find(path + ":3: layer 'r': 'lstm' on a tensor that is no sequence needs 'seq_len'"),
+              std::string::npos) << message;
+    message = error_for("[network]\ninput = [8, 5]\n[[layer]]\ntype = \"gru\"\nhidden = 4\nseq_len = 6\n");
+    EXPECT_NE(message.find("'seq_len' differs from the 5 steps"), std::string::npos) << message;
+    message = error_for("[network]\ninput = [3, 8, 8]\n[[layer]]\ntype = \"ctc_loss\"\nlabel_len = 2\n");
+    EXPECT_NE(message.find("'ctc_loss' reads a sequence"), std::string::npos) << message;
+    message = error_for("[network]\ninput = [8, 5]\n[[layer]]\ntype = \"lstm\"\nhidden = 4\nlayers = 2\n");
+    EXPECT_NE(message.find("'layers'"), std::string::npos) << message;
+}
+
 TEST(Networks, BadInputNamesFileLineLayerAndValue) {
     test::TempDir dir;
     const auto error_for = [&](const std::string& text) {
@@ -518,6 +567,37 @@ TEST(Onnx, PytorchConvertedModels) {
     OnnxOptions train;
     train.modes = {"training"};
     EXPECT_EQ(read_onnx_model(data / "test_Conv2d/model.onnx", train).count("conv"), 2u) << "F and W, no B for the input";
+}
+
+// ONNX's LSTM, GRU and RNN (libonnx-testdata's node tests) as the MIOpenDriver rnn line of the calls
+// PyTorch's MIOpen backend makes (include/kdbgen/recurrent.hpp; flags: driver/rnn_driver.hpp:232-293,
+// MIOpen 3.3.0): X [seq, batch, input] or, with layout = 1, [batch, seq, input]; a bias when input B is
+// given; training: forward and both backwards (-F 0 -c 0), inference: the inference forward (-F 1 -c 1).
+// What MIOpen's RNN cannot run is an error naming the node; a training-mode Dropout is MIOpen's dropout.
+TEST(Onnx, RecurrentNodesAndDropoutAreMiopenDriverLines) {
+    const fs::path data = "/usr/share/libonnx-testdata/data/node";
+    if (!fs::is_directory(data)) GTEST_SKIP() << "libonnx-testdata not installed";
+    const auto keys_of = [&](const char* model, const char* mode) {
+        OnnxOptions options;
+        options.modes = {mode};
+        std::vector<std::string> keys;
+        const ProblemSet set = read_onnx_model(data / model / "model.onnx", options);
+        for (const auto& e : set.entries()) keys.push_back(e.key);
+        return keys;
+    };
+    EXPECT_EQ(keys_of("test_lstm_defaults", "training"),
+              (std::vector<std::string>{"rnn -n 3 -W 2 -H 3 -l 1 -k 1 -m lstm -r 0 -b 0 -F 0 -c 0"}));
+    EXPECT_EQ(keys_of("test_lstm_batchwise", "inference"),
+              (std::vector<std::string>{"rnn -n 3 -W 2 -H 7 -l 1 -k 1 -m lstm -r 0 -b 0 -F 1 -c 1"}));
+    EXPECT_EQ(keys_of("test_rnn_seq_length", "inference"),
+              (std::vector<std::string>{"rnn -n 3 -W 3 -H 5 -l 1 -k 2 -m tanh -r 0 -b 1 -F 1 -c 1"}));
+    EXPECT_EQ(keys_of("test_training_dropout", "training"), (std::vector<std::string>{"dropout -d 3,4,5 -p 0.5 -F 0"}));
+    EXPECT_TRUE(keys_of("test_training_dropout", "inference").empty()) << "Dropout is the identity in inference";
+    OnnxOptions options;
+    auto message = test::input_error_of([&] { read_onnx_model(data / "test_lstm_with_peepholes/model.onnx", options); });
+    EXPECT_NE(message.find("peepholes"), std::string::npos) << message;
+    message = test::input_error_of([&] { read_onnx_model(data / "test_gru_defaults/model.onnx", options); });
+    EXPECT_NE(message.find("linear_before_reset = 0"), std::string::npos) << message;
 }
 
 TEST(Onnx, CorruptModelIsAClearError) {
@@ -612,6 +692,7 @@ TEST(NetworkZoo, EveryNetworkYieldsItsHandCountedConvolutions) {
         std::size_t forward, backward_data, backward_weights;
     };
     const std::vector<Expected> zoo = {
+        {"deepspeech2.toml", 2, 1, 2},        {"lstm_lm.toml", 0, 0, 0},
         {"densenet121.toml", 66, 65, 66},     {"efficientnet_b0.toml", 46, 45, 46}, {"mobilenet_v2.toml", 30, 29, 30},
         {"mobilenet_v3_large.toml", 44, 43, 44}, {"resnet101.toml", 23, 22, 23}, {"resnet18.toml", 11, 10, 11},
         {"resnet50.toml", 23, 22, 23},        {"sd15_unet.toml", 35, 0, 0},        {"sd15_vae.toml", 23, 0, 0},
@@ -636,6 +717,21 @@ TEST(NetworkZoo, EveryNetworkYieldsItsHandCountedConvolutions) {
                 EXPECT_EQ(conv->bias, 0) << entry.key;
             }
     }
+    // The zoo's recurrent networks (issue #50): DeepSpeech2's bidirectional GRUs over the 200 steps its
+    // front end leaves (32 maps x 41 bins a step) and its CTC loss; the LSTM language model in training,
+    // its dropout between layers through MIOpen's dropout descriptor.
+    std::set<std::string> speech, language;
+    const ProblemSet ds2 = read_network(test::source_dir() / "configs/networks/deepspeech2.toml",
+                                        {{16}, {"FP32"}, {}, {"training"}});
+    for (const auto& entry : ds2.entries())
+        if (std::holds_alternative<DriverCommandProblem>(entry.problem)) speech.insert(entry.key);
+    EXPECT_EQ(speech, (std::set<std::string>{"rnn -n 16 -W 1312 -H 800 -l 5 -k 200 -m gru -r 1 -b 1 -F 0 -c 0",
+                                             "ctc -n 16 -c 28 -k 200 -l 50 -b 0 -m 1 -F 1"}));
+    const ProblemSet lm = read_network(test::source_dir() / "configs/networks/lstm_lm.toml",
+                                       {{20}, {"FP16"}, {}, {"training"}});
+    for (const auto& entry : lm.entries()) language.insert(entry.key);
+    EXPECT_EQ(language,
+              (std::set<std::string>{"rnnfp16 -n 20 -W 650 -H 650 -l 2 -k 35 -m lstm -r 0 -b 1 -F 0 -c 0 -U 1 -P 0.5"}));
 }
 
 // finish_adding() frees the index a set is added to with; an add after it finds the same
