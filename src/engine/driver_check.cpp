@@ -11,6 +11,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -30,6 +31,17 @@ void judge_task(const Task& task, const TaskResult& first, const std::optional<T
     for (const auto& arg : task.args) command += " " + arg;
     if (first.ok()) {
         if (!bare) return;
+        // A kernel MIOpen fails to build with the kdbs installed and without them (3.4.0's
+        // MIOpenBatchNormFwdTrainSpatial.cl on gfx1151): the problem fails (settle_outcome), as
+        // MIOpen's own failure; the driver exits 0 all the same.
+        const auto failed = first.lookups.failed_compiles(), failed_bare = bare->lookups.failed_compiles();
+        const bool kdbgen_failure_before = !outcome.ok && outcome.miopen_own.empty();
+        if (!failed.empty() && !kdbgen_failure_before &&
+            std::all_of(failed.begin(), failed.end(), [&](const KdbKey& key) {
+                return std::find(failed_bare.begin(), failed_bare.end(), key) != failed_bare.end();
+            }))
+            outcome.miopen_own = fmt::format("`{}` fails to build {} without the kdbs as well", command,
+                                             failed.front().kernel_name);
         const auto without = thrown_errors(bare->lookups);
         for (const auto& error : thrown_errors(first.lookups)) {
             if (without.count(error)) {
