@@ -127,7 +127,12 @@ CardReplay check_card_with_driver(const EngineSetup& setup, const Target& card, 
             continue;
         }
         tasks.push_back({entries.size(), commands->find, "find"});
-        if (commands->immediate) tasks.push_back({entries.size(), *commands->immediate, "immediate (-S 0)"});
+        if (commands->immediate) {
+            tasks.push_back({entries.size(), *commands->immediate, "immediate (-S 0)"});
+            // A convolution in every find mode a user's process can set: MIOPEN_FIND_MODE=FAST
+            // answers Find from the find-db, else from the immediate mode's first solution.
+            tasks.push_back({entries.size(), commands->find, "find (MIOPEN_FIND_MODE=FAST)", {"MIOPEN_FIND_MODE=FAST"}});
+        }
         entries.push_back(&entry);
     }
     DriverClient check(setup, card);

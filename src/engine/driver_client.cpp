@@ -52,6 +52,7 @@ TaskResult DriverClient::run(const Task& task, const std::string& name, bool wit
     auto environment = client_environment(setup_, run_, card_, view);
     environment.push_back("MIOPEN_SYSTEM_DB_PATH=" +
                           (run_.root_view / (with_kdbs ? "system-db" : "system-db-bare")).string());
+    environment.insert(environment.end(), task.environment.begin(), task.environment.end());
     std::vector<std::string> arguments{setup_.installation.driver->string()};
     arguments.insert(arguments.end(), task.args.begin(), task.args.end());
     Tail tail;

@@ -24,6 +24,7 @@ struct Task {
     std::size_t problem;
     std::vector<std::string> args;
     const char* way;
+    std::vector<std::string> environment = {};  // more of the user's environment: MIOPEN_FIND_MODE=FAST
 };
 
 struct TaskResult {
