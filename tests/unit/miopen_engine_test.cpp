@@ -346,6 +346,33 @@ protected:
         return {"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets", card,
                 "--driver-log", (work / "net.log").string(), "-j", "2", "--json", "-q"};
     }
+    // A driver log (work/ops.log) built for one card with no cache, then its kdbs (work/out)
+    // checked through MIOpenDriver: each run's result and its JSON (null where it printed none).
+    struct BuiltAndChecked {
+        ProcessResult built, checked;
+        nlohmann::json build, check;
+    };
+    BuiltAndChecked build_then_check_with_driver(const fs::path& work, const std::string& log,
+                                                 const std::string& card) const {
+        std::ofstream(work / "ops.log") << log;
+        const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
+                                              card, "--driver-log", (work / "ops.log").string(), "--json", "-q"};
+        const auto json_of = [](const ProcessResult& run) {
+            const auto brace = run.output.find('{');
+            return brace == std::string::npos ? nlohmann::json() : nlohmann::json::parse(run.output.substr(brace));
+        };
+        BuiltAndChecked result;
+        auto args = common;
+        args.insert(args.end(), {"-o", (work / "out").string(), "--no-cache"});
+        result.built = test::run_kdbgen(args);
+        result.build = json_of(result.built);
+        if (result.built.exit_code != 0) return result;
+        args = common;
+        args.insert(args.end(), {"--check-kdbs", (work / "out").string(), "--check-client", "driver"});
+        result.checked = test::run_kdbgen(args);
+        result.check = json_of(result.checked);
+        return result;
+    }
     static ProcessResult build_into(std::vector<std::string> args, const fs::path& out) {
         args.insert(args.end(), {"-o", out.string()});
         return test::run_kdbgen(args);
@@ -1498,19 +1525,16 @@ TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
 // named as MIOpen's own (the same without kdbgen), the build's exit 0.
 TEST_P(DebianMiopen, MiopenDriverCommandsKdbgenCannotPlanAreReplayedThroughTheInstalledDriver) {
     const fs::path work = scratch("driver-commands-" + GetParam());
-    std::ofstream(work / "ops.log") << "MIOpenDriver dropout -d 4,32,32 -p 0.5 -e 1 -F 1\n"
-                                       "MIOpenDriver ctc -k 10 -l 5 -c 16 -n 2 -F 1\n"
-                                       "MIOpenDriver rnn -n 4 -W 8 -H 16 -l 1 -k 5 -m lstm -F 0\n"
-                                       "MIOpenDriver layernorm -X 32x64x128 -o 2 -F 1\n"
-                                       "MIOpenDriver groupnorm -n 4 -c 32 -H 16 -W 16 -g 8 -F 1\n"
-                                       "MIOpenDriver pool -W 1x8x16x16 -y 2 -x 2 -u 2 -v 2 -F 1\n";
-    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                          "gfx1030_36", "--driver-log", (work / "ops.log").string(), "--json", "-q"};
-    auto args = common;
-    args.insert(args.end(), {"-o", (work / "out").string(), "--no-cache"});
-    const auto built = test::run_kdbgen(args);
-    ASSERT_EQ(built.exit_code, 0) << built.output;
-    const auto report = nlohmann::json::parse(built.output.substr(built.output.find('{')));
+    const auto runs = build_then_check_with_driver(work,
+                                                   "MIOpenDriver dropout -d 4,32,32 -p 0.5 -e 1 -F 1\n"
+                                                   "MIOpenDriver ctc -k 10 -l 5 -c 16 -n 2 -F 1\n"
+                                                   "MIOpenDriver rnn -n 4 -W 8 -H 16 -l 1 -k 5 -m lstm -F 0\n"
+                                                   "MIOpenDriver layernorm -X 32x64x128 -o 2 -F 1\n"
+                                                   "MIOpenDriver groupnorm -n 4 -c 32 -H 16 -W 16 -g 8 -F 1\n"
+                                                   "MIOpenDriver pool -W 1x8x16x16 -y 2 -x 2 -u 2 -v 2 -F 1\n",
+                                                   "gfx1030_36");
+    ASSERT_EQ(runs.built.exit_code, 0) << runs.built.output;
+    const auto& report = runs.build;
     const auto& card = report["targets"][0]["cards"][0];
     const auto& by_file = card["kernels_by_file"];
     std::vector<const char*> files{"MIOpenDropoutHIP.cpp.o", "MIOpenCTCLoss.cl.o", "MIOpenGroupNorm.cpp.o",
@@ -1527,14 +1551,9 @@ TEST_P(DebianMiopen, MiopenDriverCommandsKdbgenCannotPlanAreReplayedThroughTheIn
     }
     for (const char* file : files) EXPECT_TRUE(by_file.contains(file)) << file << " missing: " << by_file.dump();
     EXPECT_EQ(report["problems_failed_under_kdbgen"], 0) << card.dump(2);
-
-    args = common;
-    args.insert(args.end(), {"--check-kdbs", (work / "out").string(), "--check-client", "driver"});
-    const auto checked = test::run_kdbgen(args);
-    ASSERT_EQ(checked.exit_code, 0) << checked.output;
-    const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    EXPECT_EQ(check["kernels_compiled"], 0) << check.dump(2);
-    EXPECT_EQ(check["targets"][0]["cards"][0]["client"], "MIOpenDriver");
+    ASSERT_EQ(runs.checked.exit_code, 0) << runs.checked.output;
+    EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["targets"][0]["cards"][0]["client"], "MIOpenDriver");
     fs::remove_all(work);
 }
 
@@ -1546,38 +1565,29 @@ TEST_P(DebianMiopen, MiopenDriverCommandsKdbgenCannotPlanAreReplayedThroughTheIn
 // directions, training and inference, the backward passes, with and without a dropout descriptor.
 TEST_P(DebianMiopen, RnnAndDropoutKeysAreMiopenDriversOnBothVersions) {
     const fs::path work = scratch("rnn-" + GetParam());
-    std::ofstream(work / "rnn.log") << "MIOpenDriver rnn -n 4 -W 8 -H 16 -l 1 -k 5 -m lstm -F 0\n"
-                                       "MIOpenDriver rnn -n 8,8,6,4 -W 32 -H 32 -l 2 -k 4 -m gru -r 1 -b 1 -F 0\n"
-                                       "MIOpenDriver rnnfp16 -n 2 -W 16 -H 16 -l 1 -k 3 -m tanh -F 1 -c 1\n"
-                                       "MIOpenDriver rnn -n 2 -W 16 -H 16 -l 1 -k 2 -m relu -p 1 -F 2\n"
-                                       "MIOpenDriver rnn -n 4 -W 16 -H 16 -l 2 -k 3 -m lstm -U 1 -P 0.3 -F 0\n"
-                                       "MIOpenDriver dropout -d 4,32,32 -p 0.5 -e 1 -F 1\n"
-                                       "MIOpenDriver dropout -d 2,8,16,16 -p 0.2 -F 0\n";
-    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                          "gfx1201_32", "--driver-log", (work / "rnn.log").string(), "--json", "-q"};
-    auto args = common;
-    args.insert(args.end(), {"-o", (work / "out").string(), "--no-cache"});
-    const auto built = test::run_kdbgen(args);
-    ASSERT_EQ(built.exit_code, 0) << built.output;
-    const auto report = nlohmann::json::parse(built.output.substr(built.output.find('{')));
-    const auto& card = report["targets"][0]["cards"][0];
-    EXPECT_EQ(report["problems_failed_by_miopen"], 0) << card.dump(2);
-    EXPECT_EQ(report["problems_failed_under_kdbgen"], 0) << card.dump(2);
+    const auto runs = build_then_check_with_driver(
+        work,
+        "MIOpenDriver rnn -n 4 -W 8 -H 16 -l 1 -k 5 -m lstm -F 0\n"
+        "MIOpenDriver rnn -n 8,8,6,4 -W 32 -H 32 -l 2 -k 4 -m gru -r 1 -b 1 -F 0\n"
+        "MIOpenDriver rnnfp16 -n 2 -W 16 -H 16 -l 1 -k 3 -m tanh -F 1 -c 1\n"
+        "MIOpenDriver rnn -n 2 -W 16 -H 16 -l 1 -k 2 -m relu -p 1 -F 2\n"
+        "MIOpenDriver rnn -n 4 -W 16 -H 16 -l 2 -k 3 -m lstm -U 1 -P 0.3 -F 0\n"
+        "MIOpenDriver dropout -d 4,32,32 -p 0.5 -e 1 -F 1\n"
+        "MIOpenDriver dropout -d 2,8,16,16 -p 0.2 -F 0\n",
+        "gfx1201_32");
+    ASSERT_EQ(runs.built.exit_code, 0) << runs.built.output;
+    const auto& card = runs.build["targets"][0]["cards"][0];
+    EXPECT_EQ(runs.build["problems_failed_by_miopen"], 0) << card.dump(2);
+    EXPECT_EQ(runs.build["problems_failed_under_kdbgen"], 0) << card.dump(2);
     for (const char* file : {"MIOpenRNNHiddenStateUpdate.cl.o", "MIOpenDropoutHIP.cpp.o", "MIOpenNeuron.cl.o"})
         EXPECT_TRUE(card["kernels_by_file"].contains(file)) << file << " missing: " << card["kernels_by_file"].dump();
     ASSERT_EQ(std::distance(fs::directory_iterator(work / "out"), fs::directory_iterator()), 1);
     const auto rows = read_kdb_rows(fs::directory_iterator(work / "out")->path()).size();
     EXPECT_GT(rows, 10u);
-
-    args = common;
-    args.insert(args.end(), {"--check-kdbs", (work / "out").string(), "--check-client", "driver"});
-    const auto checked = test::run_kdbgen(args);
-    ASSERT_EQ(checked.exit_code, 0) << checked.output;
-    const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    const auto& checked_card = check["targets"][0]["cards"][0];
-    EXPECT_EQ(check["kernels_compiled"], 0) << check.dump(2);
-    EXPECT_EQ(check["problems_failed_by_miopen"], 0) << check.dump(2);
-    EXPECT_EQ(checked_card["kernels_asked"], rows) << checked_card.dump(2);
+    ASSERT_EQ(runs.checked.exit_code, 0) << runs.checked.output;
+    EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["problems_failed_by_miopen"], 0) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["targets"][0]["cards"][0]["kernels_asked"], rows) << runs.check.dump(2);
     fs::remove_all(work);
 }
 
@@ -1586,24 +1596,16 @@ TEST_P(DebianMiopen, RnnAndDropoutKeysAreMiopenDriversOnBothVersions) {
 // shape): the check exits 0, as the build does, with the failure counted as MIOpen's.
 TEST_P(DebianMiopen, TheDriverCheckNamesACompileMiopenFailsWithoutTheKdbsAsItsOwn) {
     const fs::path work = scratch("own-compile-" + GetParam());
-    std::ofstream(work / "ops.log") << "MIOpenDriver bnorm -n 1 -c 32 -H 81 -W 200 -m 1 --forw 1 -b 0 -s 1 -r 1\n"
-                                       "MIOpenDriver activ -n 1 -c 32 -H 8 -W 8 -m 3 -F 1\n";
-    const std::vector<std::string> common{"build", "--engine", "miopen", "--miopen-root", root.string(), "--targets",
-                                          "gfx1151_20", "--driver-log", (work / "ops.log").string(), "--json", "-q"};
-    auto args = common;
-    args.insert(args.end(), {"-o", (work / "out").string(), "--no-cache"});
-    const auto built = test::run_kdbgen(args);
-    ASSERT_EQ(built.exit_code, 0) << built.output;
-    const auto build = nlohmann::json::parse(built.output.substr(built.output.find('{')));
-    args = common;
-    args.insert(args.end(), {"--check-kdbs", (work / "out").string(), "--check-client", "driver"});
-    const auto checked = test::run_kdbgen(args);
-    EXPECT_EQ(checked.exit_code, 0) << checked.output;
-    const auto check = nlohmann::json::parse(checked.output.substr(checked.output.find('{')));
-    EXPECT_EQ(check["problems_failed_under_kdbgen"], 0) << check.dump(2);
-    EXPECT_EQ(check["problems_failed_by_miopen"], build["problems_failed_by_miopen"]) << check.dump(2);
-    if (GetParam() == "sid") EXPECT_EQ(check["problems_failed_by_miopen"], 1) << check.dump(2);
-    EXPECT_EQ(check["kernels_compiled"], 0) << check.dump(2);
+    const auto runs = build_then_check_with_driver(work,
+                                                   "MIOpenDriver bnorm -n 1 -c 32 -H 81 -W 200 -m 1 --forw 1 -b 0 "
+                                                   "-s 1 -r 1\nMIOpenDriver activ -n 1 -c 32 -H 8 -W 8 -m 3 -F 1\n",
+                                                   "gfx1151_20");
+    ASSERT_EQ(runs.built.exit_code, 0) << runs.built.output;
+    EXPECT_EQ(runs.checked.exit_code, 0) << runs.checked.output;
+    EXPECT_EQ(runs.check["problems_failed_under_kdbgen"], 0) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["problems_failed_by_miopen"], runs.build["problems_failed_by_miopen"]) << runs.check.dump(2);
+    if (GetParam() == "sid") EXPECT_EQ(runs.check["problems_failed_by_miopen"], 1) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
     fs::remove_all(work);
 }
 

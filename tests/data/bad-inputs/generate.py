@@ -104,7 +104,7 @@ net("layer-not-array", "", "'layer' must be a list of tables", 'layer = 3\n' + H
 net("no-network", L + 'type = "relu"\n', "no [network] table", "")
 net("no-layers", "", "no [[layer]] tables")
 net("input-missing", L + 'type = "relu"\n', "input = (missing): must be [C, H, W]", '[network]\nname = "t"\n')
-net("input-two", L + 'type = "relu"\n', "input = [3, 32]: must be [C, H, W]", '[network]\ninput = [3, 32]\n')
+net("input-one", L + 'type = "relu"\n', "input = [3]: must be [C, H, W]", '[network]\ninput = [3]\n')
 net("input-zero", L + 'type = "relu"\n', "size 0 is not between 1", '[network]\ninput = [3, 0, 32]\n')
 net("input-float", L + 'type = "relu"\n', "holds 3.0, not a whole number", '[network]\ninput = [3.0, 32, 32]\n')
 net("input-huge", L + 'type = "relu"\n', "size 3000000000 is not between 1", '[network]\ninput = [3, 3000000000, 32]\n')
