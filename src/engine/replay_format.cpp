@@ -180,6 +180,30 @@ std::optional<std::string> dropout_line(const DriverCommandProblem& p) {
                        flags.integer("forw", 0), p.command == "dropoutfp16" ? 0 : 1);
 }
 
+// MIOpenDriver ctc as CTCDriver makes its calls (driver/ctc_driver.hpp, MIOpen 3.3.0): the
+// defaults of AddCmdLineArgs (:158-187), the label and input lengths one per batch entry, cut to
+// the batch or their last value repeated (GetInputLengthsFromCmdLine, :189-216).
+std::optional<std::string> ctc_line(const DriverCommandProblem& p, std::string* why) {
+    const DriverFlags flags(p);
+    const long batch = flags.integer("batchsize", 4), classes = flags.integer("num_class", 9);
+    auto per_batch = [&](const std::string& name, const std::string& fallback) {
+        auto values = flags.numbers(name, fallback);
+        if (batch > 0 && !values.empty()) {
+            const long last = values.back();
+            values.resize(static_cast<std::size_t>(batch), last);
+        }
+        return values;
+    };
+    const auto labels = per_batch("label_len", "5"), inputs = per_batch("input_len", "20");
+    if (batch < 1 || classes < 1 || labels.empty() || inputs.empty()) {
+        if (why) *why = fmt::format("MIOpenDriver {} with no batch, class or length: no MIOpen call", p.command);
+        return std::nullopt;
+    }
+    return fmt::format("ctc classes={} labels={} inputs={} blank={} softmax={} algo={}", classes, dims(labels),
+                       dims(inputs), flags.integer("blank_label_id", 0),
+                       flags.integer("apply_softmax_layer", 1) == 1 ? 1 : 0, flags.integer("ctcalgo", 0));
+}
+
 }  // namespace
 
 std::optional<std::string> replay_line(const Problem& problem, std::string* why) {
@@ -223,10 +247,12 @@ std::optional<std::string> replay_line(const Problem& problem, std::string* why)
                            lrn->alpha, lrn->beta, lrn->k, lrn->save_scale ? 1 : 0, dims(lrn->x.dims),
                            type_code(lrn->data_type));
     if (const auto* command = std::get_if<DriverCommandProblem>(&problem)) {
-        // Made by kdbgen's replay, MIOpen's API called as the driver calls it: 3.5.1's rnn
-        // command runs nothing (its parser asks for a `time` flag rnn does not define).
+        // Made by kdbgen's replay, MIOpen's API called as the driver calls it (and as
+        // frameworks do): 3.5.1's rnn command runs nothing (its parser asks for a `time` flag
+        // rnn does not define).
         if (command->command == "rnn" || command->command == "rnnfp16") return rnn_line(*command, why);
         if (command->command == "dropout" || command->command == "dropoutfp16") return dropout_line(*command);
+        if (command->command == "ctc") return ctc_line(*command, why);
         if (why) *why = fmt::format("kdbgen's replay makes no calls for MIOpenDriver {}: an installed MIOpenDriver runs "
                                     "the line (Debian: libmiopen1-tests)", command->command);
         return std::nullopt;

@@ -87,13 +87,13 @@ TEST(ReplayLine, OtherPrimitives) {
         << *pool;
 }
 
-// MIOpenDriver's rnn and dropout lines are replayed by kdbgen, the flags read as the drivers read them
+// MIOpenDriver's rnn, ctc and dropout lines are replayed by kdbgen, the flags read as the drivers read them
 // (MIOpen 3.3.0): rnn_driver.hpp:232-293 for the defaults (forw 0, num_layer 1, seq_len 1, batchsize "4",
 // hid_h 32, in_h 32, bias "" = 0, mode tanh, fwdtype 0, dropout 0.0), :297-352 for the batch size of each
 // time step (cut to seq_len, its last value repeated), :389-530 for the modes and the seed (seed_high << 32
 // | seed_low); dropout_driver.hpp:152-181 (input_dim "4", dropout 0.5, use_mask 0) and :137-150; the type is
 // the command's (driver/main.cpp: rnnfp16 and dropoutfp16 run the half drivers).
-TEST(ReplayLine, RnnAndDropoutLinesAreReadAsMiopenDriverReadsThem) {
+TEST(ReplayLine, RnnCtcAndDropoutLinesAreReadAsMiopenDriverReadsThem) {
     EXPECT_EQ(replay_line(first_problem("rnn -n 8,6 -W 32 -H 64 -l 2 -k 4 -m lstm -r 1 -b 1")).value(),
               "rnn mode=2 layers=2 hidden=64 input=32 batches=8,6,6,6 bidirection=1 inputmode=0 bias=1 algo=0 "
               "padding=0 forw=0 fwdtype=0 dropout=0 rate=0.0 seed=0 type=1");
@@ -112,6 +112,15 @@ TEST(ReplayLine, RnnAndDropoutLinesAreReadAsMiopenDriverReadsThem) {
               "dropout x=4,32,32 rate=0.5 seed=0 mask=1 forw=1 type=1");
     EXPECT_EQ(replay_line(first_problem("dropoutfp16 -d 2,3,4,5,6,7 -l 3")).value(),
               "dropout x=2,3,4,5,6 rate=0.5 seed=3 mask=0 forw=0 type=0");
+    // ctc_driver.hpp:158-187 (batchsize 4, num_class 9 without the blank, input_len "20", label_len "5",
+    // blank_label_id 0, apply_softmax_layer 1, ctcalgo 0) and :189-216 (a length per batch entry, cut to
+    // the batch or its last value repeated).
+    EXPECT_EQ(replay_line(first_problem("ctc -k 10 -l 5 -c 16 -n 2 -F 1")).value(),
+              "ctc classes=16 labels=5,5 inputs=10,10 blank=0 softmax=1 algo=0");
+    EXPECT_EQ(replay_line(first_problem("ctc")).value(),
+              "ctc classes=9 labels=5,5,5,5 inputs=20,20,20,20 blank=0 softmax=1 algo=0");
+    EXPECT_EQ(replay_line(first_problem("ctc -n 3 -l 2,4,6,8 -k 7,9 -b 3 -m 0")).value(),
+              "ctc classes=9 labels=2,4,6 inputs=7,9,9 blank=3 softmax=0 algo=0");
 }
 
 TEST(ReplayLine, BackwardWeightsNamesXAndDyTheRightWayRound) {
@@ -1519,8 +1528,8 @@ TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
 
 // Every MIOpenDriver command kdbgen has no problem of its own for (issue #50) is replayed through the
 // installed MIOpenDriver, the kdb so far installed, and its kernels join the card's records and rounds; with
-// the kdb installed MIOpen's own driver then compiles nothing for them. rnn and dropout are replayed by
-// kdbgen itself (RnnAndDropoutKeysAreMiopenDriversOnBothVersions). A line the installed driver runs no
+// the kdb installed MIOpen's own driver then compiles nothing for them. rnn, ctc and dropout are replayed
+// by kdbgen itself (RnnCtcAndDropoutKeysAreMiopenDriversOnBothVersions). A line the installed driver runs no
 // MIOpen call for (Debian's 3.5.1 layernorm takes other flags than 3.3's) fails to replay, never passes:
 // named as MIOpen's own (the same without kdbgen), the build's exit 0.
 TEST_P(DebianMiopen, MiopenDriverCommandsKdbgenCannotPlanAreReplayedThroughTheInstalledDriver) {
@@ -1557,13 +1566,13 @@ TEST_P(DebianMiopen, MiopenDriverCommandsKdbgenCannotPlanAreReplayedThroughTheIn
     fs::remove_all(work);
 }
 
-// RNN and dropout through kdbgen's own replay, MIOpen's API called as MIOpenDriver's rnn and dropout
-// commands call it (issue #50): on 3.4.0, whose driver runs them, MIOpenDriver then asks for exactly the
+// RNN, CTC loss and dropout through kdbgen's own replay, MIOpen's API called as MIOpenDriver's rnn, ctc and
+// dropout commands call it (issue #50): on 3.4.0, whose driver runs them, MIOpenDriver then asks for exactly the
 // keys the kdb holds (as many distinct keys, none compiled) and compiles nothing; on 3.5.1, whose rnn
 // command makes no MIOpen call, the kdb holds the RNN kernels all the same, the driver check runs the
 // dropout lines and checks the rnn lines through the replay, and nothing is compiled. Every mode, both
 // directions, training and inference, the backward passes, with and without a dropout descriptor.
-TEST_P(DebianMiopen, RnnAndDropoutKeysAreMiopenDriversOnBothVersions) {
+TEST_P(DebianMiopen, RnnCtcAndDropoutKeysAreMiopenDriversOnBothVersions) {
     const fs::path work = scratch("rnn-" + GetParam());
     const auto runs = build_then_check_with_driver(
         work,
@@ -1573,13 +1582,15 @@ TEST_P(DebianMiopen, RnnAndDropoutKeysAreMiopenDriversOnBothVersions) {
         "MIOpenDriver rnn -n 2 -W 16 -H 16 -l 1 -k 2 -m relu -p 1 -F 2\n"
         "MIOpenDriver rnn -n 4 -W 16 -H 16 -l 2 -k 3 -m lstm -U 1 -P 0.3 -F 0\n"
         "MIOpenDriver dropout -d 4,32,32 -p 0.5 -e 1 -F 1\n"
-        "MIOpenDriver dropout -d 2,8,16,16 -p 0.2 -F 0\n",
+        "MIOpenDriver dropout -d 2,8,16,16 -p 0.2 -F 0\n"
+        "MIOpenDriver ctc -k 10 -l 5 -c 16 -n 2 -F 1\n",
         "gfx1201_32");
     ASSERT_EQ(runs.built.exit_code, 0) << runs.built.output;
     const auto& card = runs.build["targets"][0]["cards"][0];
     EXPECT_EQ(runs.build["problems_failed_by_miopen"], 0) << card.dump(2);
     EXPECT_EQ(runs.build["problems_failed_under_kdbgen"], 0) << card.dump(2);
-    for (const char* file : {"MIOpenRNNHiddenStateUpdate.cl.o", "MIOpenDropoutHIP.cpp.o", "MIOpenNeuron.cl.o"})
+    for (const char* file :
+         {"MIOpenRNNHiddenStateUpdate.cl.o", "MIOpenDropoutHIP.cpp.o", "MIOpenNeuron.cl.o", "MIOpenCTCLoss.cl.o"})
         EXPECT_TRUE(card["kernels_by_file"].contains(file)) << file << " missing: " << card["kernels_by_file"].dump();
     ASSERT_EQ(std::distance(fs::directory_iterator(work / "out"), fs::directory_iterator()), 1);
     const auto rows = read_kdb_rows(fs::directory_iterator(work / "out")->path()).size();
@@ -1588,6 +1599,36 @@ TEST_P(DebianMiopen, RnnAndDropoutKeysAreMiopenDriversOnBothVersions) {
     EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
     EXPECT_EQ(runs.check["problems_failed_by_miopen"], 0) << runs.check.dump(2);
     EXPECT_EQ(runs.check["targets"][0]["cards"][0]["kernels_asked"], rows) << runs.check.dump(2);
+    fs::remove_all(work);
+}
+
+// Issue #50's "done when": a driver log with every command MIOpenDriver 3.3 to 3.5 has, each with the
+// driver's defaults, builds with the engine (exit 0: what the installed driver cannot run is named as
+// MIOpen's own failure, the same without kdbgen), and MIOpen's own driver, run as a user runs each line
+// with the kdb installed, then compiles nothing. The float commands by default (their fp16/bf16 twins
+// build the same kernels with another type define); KDBGEN_ENGINE_ALL_COMMANDS=1 takes every one.
+TEST_P(DebianMiopen, EveryMiopenDriverCommandBuildsAndTheDriverThenCompilesNothing) {
+    const fs::path work = scratch("all-commands-" + GetParam());
+    const bool all = std::getenv("KDBGEN_ENGINE_ALL_COMMANDS") != nullptr;
+    std::string log;
+    std::size_t commands = 0;
+    for (const auto& [command, flags] : driver_flag_table()) {
+        if (!all && (command.ends_with("fp16") || command.ends_with("fp64"))) continue;
+        log += "MIOpenDriver " + command + "\n";
+        ++commands;
+    }
+    const auto runs = build_then_check_with_driver(work, log, "gfx1030_36");
+    ASSERT_EQ(runs.built.exit_code, 0) << runs.built.output;
+    EXPECT_EQ(runs.build["problems_given"], commands) << runs.build.dump(2);
+    EXPECT_EQ(runs.build["problems_failed_under_kdbgen"], 0) << runs.build.dump(2);
+    EXPECT_EQ(runs.build["problems_not_replayed"], 0) << runs.build.dump(2);
+    // Most commands run on both versions: their kernels are in the kdb.
+    EXPECT_GT(runs.build["problems"].get<std::size_t>() - runs.build["problems_failed_by_miopen"].get<std::size_t>(),
+              commands / 2)
+        << runs.build.dump(2);
+    ASSERT_EQ(runs.checked.exit_code, 0) << runs.checked.output;
+    EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
+    EXPECT_EQ(runs.check["problems_failed_under_kdbgen"], 0) << runs.check.dump(2);
     fs::remove_all(work);
 }
 
@@ -1604,7 +1645,9 @@ TEST_P(DebianMiopen, TheDriverCheckNamesACompileMiopenFailsWithoutTheKdbsAsItsOw
     EXPECT_EQ(runs.checked.exit_code, 0) << runs.checked.output;
     EXPECT_EQ(runs.check["problems_failed_under_kdbgen"], 0) << runs.check.dump(2);
     EXPECT_EQ(runs.check["problems_failed_by_miopen"], runs.build["problems_failed_by_miopen"]) << runs.check.dump(2);
-    if (GetParam() == "sid") EXPECT_EQ(runs.check["problems_failed_by_miopen"], 1) << runs.check.dump(2);
+    if (GetParam() == "sid") {
+        EXPECT_EQ(runs.check["problems_failed_by_miopen"], 1) << runs.check.dump(2);
+    }
     EXPECT_EQ(runs.check["kernels_compiled"], 0) << runs.check.dump(2);
     fs::remove_all(work);
 }

@@ -39,6 +39,8 @@
 //        algo=0|1 padding=0|1 forw=F fwdtype=0|1 dropout=0|1 rate=R seed=S type=T
 //        (MIOpenDriver rnn's flags: forw as the driver reads it, 0 = forward and both backwards)
 //   <id> dropout x=.. rate=R seed=S mask=0|1 forw=F type=T
+//   <id> ctc classes=C labels=L1,..,Lbatch inputs=I1,..,Ibatch blank=B softmax=0|1 algo=A
+//        (classes without the blank; float, as MIOpenDriver ctc runs it)
 // Types are miopenDataType_t numbers; layouts are NCHW, NHWC, NCDHW or NDHWC.
 //
 // On standard output, flushed line by line so that kdbgen knows which problem

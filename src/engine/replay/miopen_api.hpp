@@ -20,6 +20,7 @@ using ActivationDescriptor = void*;
 using LrnDescriptor = void*;
 using RnnDescriptor = void*;
 using DropoutDescriptor = void*;
+using CtcLossDescriptor = void*;
 
 // miopenDataType_t (miopen.h:369-378)
 enum DataType : int { Half = 0, Float = 1, Int32 = 2, Int8 = 3, BFloat16 = 5, Double = 6 };
@@ -163,6 +164,15 @@ struct ConvSolution {
     X(miopenDropoutBackward,                                                                                           \
       Status (*)(Handle, DropoutDescriptor, TensorDescriptor, TensorDescriptor, const void*, TensorDescriptor, void*,  \
                  void*, std::size_t))                                                                                  \
+    X(miopenCreateCTCLossDescriptor, Status (*)(CtcLossDescriptor*))                                                   \
+    X(miopenDestroyCTCLossDescriptor, Status (*)(CtcLossDescriptor))                                                   \
+    X(miopenSetCTCLossDescriptor, Status (*)(CtcLossDescriptor, int, int, bool))                                       \
+    X(miopenGetCTCLossWorkspaceSize,                                                                                   \
+      Status (*)(Handle, TensorDescriptor, TensorDescriptor, const int*, const int*, const int*, int,                  \
+                 CtcLossDescriptor, std::size_t*))                                                                     \
+    X(miopenCTCLoss,                                                                                                   \
+      Status (*)(Handle, TensorDescriptor, const void*, const int*, const int*, const int*, void*, TensorDescriptor,   \
+                 void*, int, CtcLossDescriptor, void*, std::size_t))                                                   \
     X(miopenCreateRNNDescriptor, Status (*)(RnnDescriptor*))                                                           \
     X(miopenDestroyRNNDescriptor, Status (*)(RnnDescriptor))                                                           \
     X(miopenSetRNNDescriptor, Status (*)(RnnDescriptor, int, int, int, int, int, int, int, int))                       \

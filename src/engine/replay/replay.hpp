@@ -162,7 +162,7 @@ enum class Mode { Find, Immediate };
 void replay(api::Handle handle, const std::string& kind, const Fields& fields, const Notes& note, Mode mode);
 // A convolution, one way (conv.cpp).
 void replay_conv(api::Handle handle, const Fields& f, const Notes& note, Mode mode);
-// An RNN or a dropout (rnn.cpp); false for any other kind.
+// An RNN, a CTC loss or a dropout (rnn.cpp); false for any other kind.
 bool replay_recurrent(api::Handle handle, const std::string& kind, const Fields& fields);
 
 }  // namespace kdbgen::replay

@@ -1,5 +1,5 @@
-// Recurrent networks and dropout (issue #50), the calls made as MIOpenDriver's
-// rnn and dropout commands make them (src/engine/replay_format.cpp reads their
+// Recurrent networks, CTC loss and dropout (issue #50), the calls made as
+// MIOpenDriver's rnn, ctc and dropout commands make them (src/engine/replay_format.cpp reads their
 // flags into the line): the keys MIOpen asks its kdb for are then the driver's,
 // and 3.5.1's, whose rnn command runs nothing, are reached all the same.
 // PyTorch's nn.LSTM/nn.GRU on MIOpen make these calls too: the legacy RNN API
@@ -144,11 +144,49 @@ void replay_dropout(api::Handle handle, const Fields& f) {
               "miopenDropoutBackward");
 }
 
+// ctc_driver.hpp, MIOpen 3.3.0: probabilities and gradients {max input length, batch, classes
+// + 1} packed float (GetandSetData, :136-152), the descriptor's type, blank and softmax (:243),
+// the workspace MIOpen sizes for the labels, then miopenCTCLoss (RunForwardGPU, :350-372). The
+// kernel's options hold the lengths, never the labels (src/ocl/ctcocl.cpp:226-297): labels
+// count up through the classes, the blank skipped, so that no two alike follow each other and
+// every label fits its input (src/ctc.cpp:62-95 refuses one that does not).
+void replay_ctc(api::Handle handle, const Fields& f) {
+    const auto label_lengths = ints(field(f, "labels")), input_lengths = ints(field(f, "inputs"));
+    const int classes = static_cast<int>(integer(f, "classes")), blank = static_cast<int>(integer(f, "blank"));
+    const long batch = static_cast<long>(label_lengths.size());
+    const long steps = *std::max_element(input_lengths.begin(), input_lengths.end());
+    Tensor probs({steps, batch, classes + 1L}, api::Float, "NCHW"), gradients({steps, batch, classes + 1L}, api::Float,
+                                                                              "NCHW");
+    const auto ctc = create(lib->miopenCreateCTCLossDescriptor, lib->miopenDestroyCTCLossDescriptor,
+                            "miopenCreateCTCLossDescriptor");
+    check(lib->miopenSetCTCLossDescriptor(ctc.handle, api::Float, blank, integer(f, "softmax") != 0),
+          "miopenSetCTCLossDescriptor");
+    std::vector<int> labels;
+    int next = 0;
+    for (const int length : label_lengths)
+        for (int i = 0; i < length; ++i) {
+            do next = next % (classes + 1) + 1; while (next == blank || next > classes);
+            labels.push_back(next);
+        }
+    const int algo = static_cast<int>(integer(f, "algo"));
+    std::size_t workspace_bytes = 0;
+    check(lib->miopenGetCTCLossWorkspaceSize(handle, probs.desc, gradients.desc, labels.data(), label_lengths.data(),
+                                             input_lengths.data(), algo, ctc.handle, &workspace_bytes),
+          "miopenGetCTCLossWorkspaceSize");
+    Buffer probs_data(probs.bytes), gradients_data(gradients.bytes), losses(static_cast<std::size_t>(batch) * 4),
+        workspace(workspace_bytes);
+    check(lib->miopenCTCLoss(handle, probs.desc, probs_data.data, labels.data(), label_lengths.data(),
+                             input_lengths.data(), losses.data, gradients.desc, gradients_data.data, algo, ctc.handle,
+                             workspace.data, workspace_bytes),
+          "miopenCTCLoss");
+}
+
 }  // namespace
 
 bool replay_recurrent(api::Handle handle, const std::string& kind, const Fields& fields) {
     if (kind == "rnn") return replay_rnn(handle, fields), true;
     if (kind == "dropout") return replay_dropout(handle, fields), true;
+    if (kind == "ctc") return replay_ctc(handle, fields), true;
     return false;
 }
 
