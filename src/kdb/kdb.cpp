@@ -683,7 +683,8 @@ WriteStats write_kdb(const fs::path& path, const std::vector<KdbRecord>& records
 
 void write_scratch_kdb(const fs::path& path, const std::vector<KdbRecord>& records) {
     fs::remove(path);
-    sqlite::Database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    // A fresh file in kdbgen's own scratch folder; never through a link, whoever made it.
+    sqlite::Database db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW);
     db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
     db.exec(kdb_create_sql());
     db.exec("BEGIN;");
