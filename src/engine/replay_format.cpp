@@ -123,6 +123,12 @@ public:
         return values;
     }
 
+    // The rnn and dropout drivers' seed: seed_high << 32 | seed_low, each at least 0.
+    unsigned long long seed() const {
+        return static_cast<unsigned long long>(std::max(integer("seed_high", 0), 0L)) << 32 |
+               static_cast<unsigned long long>(std::max(integer("seed_low", 0), 0L));
+    }
+
 private:
     std::map<std::string, std::string> values_;
 };
@@ -153,16 +159,13 @@ std::optional<std::string> rnn_line(const DriverCommandProblem& p, std::string* 
     }
     if (static_cast<long>(batches.size()) > steps) batches.resize(static_cast<std::size_t>(steps));
     while (static_cast<long>(batches.size()) < steps) batches.push_back(batches.back());
-    const unsigned long long seed =
-        static_cast<unsigned long long>(std::max(flags.integer("seed_high", 0), 0L)) << 32 |
-        static_cast<unsigned long long>(std::max(flags.integer("seed_low", 0), 0L));
     return fmt::format("rnn mode={} layers={} hidden={} input={} batches={} bidirection={} inputmode={} bias={} "
                        "algo={} padding={} forw={} fwdtype={} dropout={} rate={} seed={} type={}",
                        modes.at(mode), flags.integer("num_layer", 1), flags.integer("hid_h", 32),
                        flags.integer("in_h", 32), dims(batches), bidirection, input_mode, bias, algo,
                        flags.integer("use_padding", 0) != 0 ? 1 : 0, flags.integer("forw", 0),
                        flags.integer("fwdtype", 0), flags.integer("use_dropout", 0) != 0 ? 1 : 0,
-                       flags.text("dropout", "0.0"), seed, p.command == "rnnfp16" ? 0 : 1);
+                       flags.text("dropout", "0.0"), flags.seed(), p.command == "rnnfp16" ? 0 : 1);
 }
 
 // MIOpenDriver dropout / dropoutfp16 as DropoutDriver makes its calls (driver/dropout_driver.hpp,
@@ -172,11 +175,8 @@ std::optional<std::string> dropout_line(const DriverCommandProblem& p) {
     const DriverFlags flags(p);
     auto lengths = flags.numbers("input_dim", "4");
     if (lengths.size() > 5) lengths.resize(5);
-    const unsigned long long seed =
-        static_cast<unsigned long long>(std::max(flags.integer("seed_high", 0), 0L)) << 32 |
-        static_cast<unsigned long long>(std::max(flags.integer("seed_low", 0), 0L));
     return fmt::format("dropout x={} rate={} seed={} mask={} forw={} type={}", dims(lengths),
-                       flags.text("dropout", "0.5"), seed, flags.integer("use_mask", 0) != 0 ? 1 : 0,
+                       flags.text("dropout", "0.5"), flags.seed(), flags.integer("use_mask", 0) != 0 ? 1 : 0,
                        flags.integer("forw", 0), p.command == "dropoutfp16" ? 0 : 1);
 }
 
