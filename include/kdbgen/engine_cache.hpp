@@ -17,6 +17,7 @@
 
 #include "kdbgen/installation.hpp"
 #include "kdbgen/kdb.hpp"
+#include "kdbgen/miopen_log.hpp"
 #include "kdbgen/target.hpp"
 
 #include <map>
@@ -47,6 +48,8 @@ public:
         // (a source it lacks: it fails the same way every run); empty when it passed.
         std::string failure;
         std::string miopen_own;  // its cause when the failure is MIOpen's own (ReplayOutcome::miopen_own)
+        bool blind_to_cu = false;  // ReplayOutcome::blind_to_cu when it settled
+        std::vector<UnstableKey> unstable;  // ReplayOutcome::unstable_asked: a rerun tells them again
         bool operator==(const Settled&) const = default;
     };
     std::optional<Settled> problem(const Target& card, const std::string& line) const;

@@ -9,8 +9,10 @@
 // installation.
 #pragma once
 
+#include "kdbgen/target.hpp"
 #include "kdbgen/util.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,14 @@ struct SystemDbFolder {
     std::size_t files_of_miopen() const { return find_dbs() + perf_dbs() + models(); }
     std::string describe() const;  // "19 find-dbs, 4 perf-dbs, 57 tuning models"
 };
+
+// The db files of `entries` (a SystemDbFolder's) MIOpen reads on a card: per
+// kind (the name past the CU count: ".HIP.fdb.txt", ".db"), the card's own,
+// else of the processor's files that name a CU count the closest one
+// (find_db.cpp:63-111, execution_context.hpp:139-160 and 196-220, MIOpen
+// 3.3.0); "" for a kind whose closest is a tie (MIOpen takes the first its
+// directory listing gives). Files that name no CU count are read on every card.
+std::map<std::string, std::string> db_files_read(const std::vector<std::string>& entries, const Target& card);
 
 // What the caller knows; resolve_installation finds the rest.
 struct InstallationRequest {

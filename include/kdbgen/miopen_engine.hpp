@@ -111,12 +111,27 @@ struct ReplayOutcome {
     // for it), and those it did not find: a problem with none missed is
     // settled, another round with more kernels installed changes nothing.
     std::set<KdbKey> asked, missed;
+    // The keys it asked for that are built from values that change between
+    // processes (CardReplay::unstable; not in asked), as this run saw them.
+    std::vector<UnstableKey> unstable_asked;
     bool settled = false;     // replay_card_to_fixpoint: asked is its whole set of keys
     bool from_cache = false;  // settled in an earlier run (EngineCache): not replayed
     // A later card of a processor whose confirmation asked only for keys the
     // first card settled this problem with, found them all, and ended the
     // same way: settled as the first card was (replay_card_to_fixpoint).
     bool confirmed = false;
+    // Reads of the CU count that may decide what MIOpen builds (kdbgen-hip-stub
+    // tells them from reads that only name db files), summed over the processes
+    // that ran the problem, and how many processes told and did not: a problem
+    // no process read it for takes the same path on every card of a processor
+    // that reads the same db files (replay_card_to_fixpoint).
+    std::size_t deciding_cu_reads = 0, cu_told = 0, cu_untold = 0;
+    bool blind_to_cu() const { return cu_told > 0 && cu_untold == 0 && deciding_cu_reads == 0; }
+    void add_cu_reads(const ReplayOutcome& other) {
+        deciding_cu_reads += other.deciding_cu_reads;
+        cu_told += other.cu_told;
+        cu_untold += other.cu_untold;
+    }
 };
 
 // The engine's counts, each named once and shown under that name in the
@@ -167,6 +182,7 @@ struct CardReplay {
     // and the problems it settled as the first card had.
     std::optional<Round> confirmation;
     std::size_t confirmed = 0;
+    std::size_t confirmed_unreplayed = 0;  // of them: blind to the CU count on the first card, not replayed
     std::size_t from_cache = 0;        // problems settled in an earlier run, not replayed
     std::size_t kernels_installed = 0; // kernels installed before the first round (cache, earlier cards)
     std::vector<KdbKey> still_compiled;

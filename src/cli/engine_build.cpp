@@ -183,6 +183,7 @@ nlohmann::json card_json(const CardReplay& replay) {
                  {"compiler_starts", replay.compiler_starts},
                  {"rounds", rounds_json(replay)},
                  {"confirmation", replay.confirmation ? round_json(*replay.confirmation) : nlohmann::json(nullptr)},
+                 {"problems_confirmed_unreplayed", replay.confirmed_unreplayed},
                  {"kernels_installed_before", replay.kernels_installed},
                  {"still_compiled", keys_json(replay.still_compiled)},
                  {"seconds", replay.seconds},

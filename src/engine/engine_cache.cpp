@@ -7,6 +7,7 @@
 #include "kdbgen/paths.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -97,7 +98,9 @@ std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, con
     if (!payload) return std::nullopt;
     // The line first (a digest collision is no hit), then "name \t args" per key found,
     // "!name \t args" per key no one can build, "#fail why" for a failure that repeats,
-    // "#own cause" when that failure is MIOpen's own.
+    // "#own cause" when that failure is MIOpen's own, "#cu-blind" when no process read the CU count
+    // for anything but a db file's name, "#unstable \t name \t defines \t problem \t args" per key
+    // built from values that change between processes.
     const auto lines = split(*payload, '\n');
     if (lines.empty() || lines.front() != line) return std::nullopt;
     Settled settled;
@@ -110,6 +113,18 @@ std::optional<EngineCache::Settled> EngineCache::problem(const Target& card, con
         }
         if (text.starts_with("#own ")) {
             settled.miopen_own = std::string(text.substr(5));
+            continue;
+        }
+        if (text == "#cu-blind") {
+            settled.blind_to_cu = true;
+            continue;
+        }
+        if (text.starts_with("#unstable\t")) {
+            const auto fields = split(std::string(text.substr(10)), '\t');
+            if (fields.size() != 4) return std::nullopt;
+            UnstableKey key{fields[0], split(fields[1], ','), {fields[3]}, fields[2]};
+            std::erase(key.varying_defines, std::string());
+            settled.unstable.push_back(std::move(key));
             continue;
         }
         const bool unbuildable = text.front() == '!';
@@ -130,6 +145,11 @@ void EngineCache::store_problem(const Target& card, const std::string& line, con
     for (const auto& key : settled.unbuildable) text += "!" + key.kernel_name + "\t" + key.kernel_args + "\n";
     if (!settled.failure.empty()) text += "#fail " + settled.failure + "\n";
     if (!settled.miopen_own.empty()) text += "#own " + settled.miopen_own + "\n";
+    if (settled.blind_to_cu) text += "#cu-blind\n";
+    for (const auto& key : settled.unstable)
+        for (const auto& example : key.examples)
+            text += fmt::format("#unstable\t{}\t{}\t{}\t{}\n", key.kernel_name, fmt::join(key.varying_defines, ","),
+                                key.problem, example);
     write_cache_entry(path, kProblemKind, sealed_key(path.stem().string()), {text});
 }
 

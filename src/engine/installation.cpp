@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -210,6 +212,36 @@ bool ends_with_any(const std::string& name, std::initializer_list<std::string_vi
     return std::any_of(endings.begin(), endings.end(), [&](std::string_view end) { return name.ends_with(end); });
 }
 }  // namespace
+
+std::map<std::string, std::string> db_files_read(const std::vector<std::string>& entries, const Target& card) {
+    const std::string db_id = card.db_id();
+    struct Closest {
+        std::string file;
+        long distance = -1;
+        bool tie = false;
+    };
+    std::map<std::string, Closest> by_kind;
+    for (const auto& name : entries) {
+        if (!name.starts_with(db_id)) continue;
+        // GetDbBasename's two spellings: _<decimal> up to 64 CUs, <hex> above.
+        const std::string rest = name.substr(db_id.size());
+        const bool decimal = rest.starts_with('_');
+        const std::size_t digits_from = decimal ? 1 : 0;
+        std::size_t end = digits_from;
+        while (end < rest.size() && (decimal ? std::isdigit(static_cast<unsigned char>(rest[end]))
+                                             : std::isxdigit(static_cast<unsigned char>(rest[end]))))
+            ++end;
+        if (end == digits_from || end - digits_from > 6 || end >= rest.size() || rest[end] != '.') continue;
+        const long count = std::stol(rest.substr(digits_from, end - digits_from), nullptr, decimal ? 10 : 16);
+        const long distance = std::labs(count - static_cast<long>(card.compute_units));
+        Closest& closest = by_kind[rest.substr(end)];
+        if (closest.distance < 0 || distance < closest.distance) closest = {name, distance, false};
+        else if (distance == closest.distance) closest.tie = true;
+    }
+    std::map<std::string, std::string> read;
+    for (const auto& [kind, closest] : by_kind) read[kind] = closest.tie ? "" : closest.file;
+    return read;
+}
 
 std::size_t SystemDbFolder::find_dbs() const {
     return std::count_if(entries.begin(), entries.end(), [](const std::string& n) { return ends_with_any(n, {".fdb.txt", ".fdb.txt.bz2"}); });

@@ -69,7 +69,7 @@ public:
             result_.load_failure = std::string(text.substr(12));
             return false;
         }
-        for (const std::string_view verb : {"start ", "done ", "note "})
+        for (const std::string_view verb : {"start ", "done ", "note ", "cu "})
             if (text.starts_with(verb)) return protocol(verb, text.substr(verb.size()));
         if (current && read_miopen_log_line(text, result_.lookups[*current])) return false;
         tail.add(text);
@@ -97,7 +97,17 @@ private:
             outcome.notes.push_back(fmt::format("{}: {}", mode_name(spec_.mode), rest));
             return false;
         }
+        if (verb == "cu ") {
+            // Only the problem under way, and a count: a line the library prints tells nothing.
+            const bool count = !rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos;
+            if (count && current == index) {
+                outcome.deciding_cu_reads = std::strtoull(rest.c_str(), nullptr, 10);
+                outcome.cu_told = 1;
+            }
+            return false;
+        }
         current.reset();
+        if (!outcome.cu_told) outcome.cu_untold = 1;
         if (setup_.on_pass_done) setup_.on_pass_done(result_.lookups[index].saved);
         outcome.seconds = seconds_since(current_since);
         outcome.ok = rest == "ok";
@@ -131,6 +141,7 @@ void fail_current(const EngineSetup& setup, const PassSpec& spec, const ClientEn
                   std::vector<std::size_t>& remaining, PassResult& result) {
     auto& outcome = result.outcomes[*reader.current];
     outcome.ok = false;
+    outcome.cu_untold = 1;
     outcome.seconds = seconds_since(reader.current_since);
     if (end.timed_out) {
         outcome.timed_out = true;
@@ -391,6 +402,9 @@ void judge_slice(const SlicePasses& r, const Expressible& problems, bool checkin
     for (const auto& [index, outcome] : r.a.outcomes) merge_outcome(outcomes[index], outcome, true);
     for (const auto& [index, outcome] : r.b.outcomes)
         if (problems.is_conv(index)) merge_outcome(outcomes[index], outcome, false);
+        else outcomes[index].add_cu_reads(outcome);
+    for (const PassResult* again : {&r.c, &r.d})
+        for (const auto& [index, outcome] : again->outcomes) outcomes[index].add_cu_reads(outcome);
     const auto compare = [&](const PassResult& first, const PassResult& second, bool convs) {
         for (const auto& [index, seen] : first.lookups)
             if (problems.is_conv(index) == convs && second.lookups.count(index))

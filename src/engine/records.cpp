@@ -196,6 +196,7 @@ void merge_outcome(ReplayOutcome& into, const ReplayOutcome& from, bool first) {
         into.message = from.message;
     }
     into.notes.insert(into.notes.end(), from.notes.begin(), from.notes.end());
+    into.add_cu_reads(from);
 }
 
 }  // namespace engine

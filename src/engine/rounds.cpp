@@ -42,6 +42,8 @@ bool settled_in_cache(const EngineCache& cache, const Target& card, const std::s
     outcome.asked.insert(hit->asked.begin(), hit->asked.end());
     outcome.asked.insert(hit->unbuildable.begin(), hit->unbuildable.end());
     outcome.without_source = hit->unbuildable;
+    if (hit->blind_to_cu) outcome.cu_told = 1;
+    outcome.unstable_asked = hit->unstable;
     return true;
 }
 
@@ -70,6 +72,7 @@ CardProblems sort_problems(const EngineSetup& setup, const ProblemSet& problems,
         }
         if (cache && settled_in_cache(*cache, card, *sorted.lines[i], known, outcome)) {
             sorted.settled[i] = outcome.asked;
+            merge_unstable(total.unstable, outcome.unstable_asked);  // told again, and known to later cards
             ++total.from_cache;
             continue;
         }
@@ -124,6 +127,8 @@ void keep_settled(EngineCache& cache, const Target& card, const std::map<KdbKey,
     for (const auto& key : *problems.settled[i]) (known.count(key) ? entry.asked : entry.unbuildable).push_back(key);
     if (!done.ok) entry.failure = done.message;
     entry.miopen_own = done.miopen_own;
+    entry.blind_to_cu = done.blind_to_cu();
+    entry.unstable = done.unstable_asked;
     cache.store_problem(card, *problems.lines[i], entry);
 }
 
@@ -139,9 +144,18 @@ std::vector<std::size_t> settle_round(CardReplay& replay, const Target& card, co
         ReplayOutcome& outcome = replay.outcomes[j];
         outcome.seconds = std::max(outcome.seconds, total.outcomes[i].seconds);
         std::erase_if(outcome.missed, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
-        std::erase_if(outcome.asked, [&](const KdbKey& key) { return is_unstable(total.unstable, key); });
+        std::erase_if(outcome.asked, [&](const KdbKey& key) {
+            for (const auto& unstable : total.unstable)
+                if (unstable.matches(key)) {
+                    merge_unstable(outcome.unstable_asked,
+                                   {{key.kernel_name, unstable.varying_defines, {key.kernel_args}, unstable.problem}});
+                    return true;
+                }
+            return false;
+        });
         const bool missed_any =
             std::any_of(outcome.missed.begin(), outcome.missed.end(), [&](const KdbKey& key) { return known.count(key); });
+        outcome.add_cu_reads(total.outcomes[i]);  // every round it ran in
         total.outcomes[i] = std::move(outcome);
         if (missed_any) {
             still.push_back(i);
@@ -208,6 +222,47 @@ bool same_as_first_card(const CardReplay& first_card, const ReplayOutcome& first
     return within(here.asked, first.asked) && within(here.missed, unbuildable) && here.failed_compiles.empty();
 }
 
+// The first card's outcome as this card's: settled as it was there.
+void settle_as_first_card(const ReplayOutcome& first, double seconds, const Target& card,
+                          const std::map<KdbKey, Bytes>& known, EngineCache* cache, CardProblems& sorted,
+                          std::size_t i, CardReplay& total) {
+    ReplayOutcome& outcome = total.outcomes[i];
+    outcome = first;
+    outcome.from_cache = false;
+    outcome.confirmed = true;
+    outcome.seconds = seconds;
+    sorted.settled[i] = outcome.asked;
+    ++total.confirmed;
+    // Kept as the first card's would be: a pass, or a failure for sources the installation lacks.
+    const bool repeats = outcome.ok || (!outcome.without_source.empty() && outcome.failed_compiles.empty());
+    if (cache && sorted.lines[i] && repeats) keep_settled(*cache, card, known, sorted, i, outcome);
+}
+
+// Problems the first card settled with no read of the CU count that could
+// decide anything (ReplayOutcome::blind_to_cu), on a card that reads the same
+// db files: MIOpen takes the same path on it, so they are settled as there,
+// with no replay. The rest stay pending.
+void settle_blind_to_cu(const EngineSetup& setup, const Target& card, const CardReplay& first,
+                        const std::map<KdbKey, Bytes>& known, EngineCache* cache, CardProblems& sorted,
+                        CardReplay& total) {
+    const auto& db = setup.installation.system_db;
+    const std::vector<std::string> none;
+    const auto& entries = db ? db->entries : none;
+    if (db_files_read(entries, card) != db_files_read(entries, first.card)) return;
+    std::vector<std::size_t> still;
+    for (const std::size_t i : sorted.pending) {
+        const bool same_path = i < first.outcomes.size() && first.outcomes[i].settled && !first.outcomes[i].timed_out &&
+                               first.outcomes[i].blind_to_cu() && (first.outcomes[i].ok || !first.outcomes[i].miopen_own.empty());
+        if (!same_path) {
+            still.push_back(i);
+            continue;
+        }
+        settle_as_first_card(first.outcomes[i], 0, card, known, cache, sorted, i, total);
+        ++total.confirmed_unreplayed;
+    }
+    sorted.pending = std::move(still);
+}
+
 // A later card's confirmation (replay_card_to_fixpoint's first_card): the
 // pending problems, every known kernel installed, on one handle per process;
 // those that go as on the first card are settled so, the rest stay pending.
@@ -235,16 +290,7 @@ void confirm_with_first_card(const EngineSetup& setup, const Target& card, const
             still.push_back(i);
             continue;
         }
-        ReplayOutcome& outcome = total.outcomes[i];
-        outcome = first.outcomes[i];
-        outcome.from_cache = false;
-        outcome.confirmed = true;
-        outcome.seconds = replay.outcomes[j].seconds;
-        sorted.settled[i] = outcome.asked;
-        ++total.confirmed;
-        // Kept as the first card's would be: a pass, or a failure for sources the installation lacks.
-        const bool repeats = outcome.ok || (!outcome.without_source.empty() && outcome.failed_compiles.empty());
-        if (cache && sorted.lines[i] && repeats) keep_settled(*cache, card, known, sorted, i, outcome);
+        settle_as_first_card(first.outcomes[i], replay.outcomes[j].seconds, card, known, cache, sorted, i, total);
     }
     sorted.pending = std::move(still);
 }
@@ -270,8 +316,11 @@ CardReplay replay_card_to_fixpoint(const EngineSetup& setup, const Target& card,
     // The kdb of the kernels known so far, installed for each round (TMPDIR; a killed run's is removed by the next).
     ScratchFolder scratch;
     scratch.adopt(make_scratch_folder("rounds"));
-    if (first_card && !known.empty() && !sorted.pending.empty() && !(setup.interrupted && setup.interrupted->load()))
-        confirm_with_first_card(setup, card, problems, *first_card, known, scratch, cache, sorted, total);
+    if (first_card && !known.empty() && !sorted.pending.empty() && !(setup.interrupted && setup.interrupted->load())) {
+        settle_blind_to_cu(setup, card, *first_card, known, cache, sorted, total);
+        if (!sorted.pending.empty())
+            confirm_with_first_card(setup, card, problems, *first_card, known, scratch, cache, sorted, total);
+    }
     for (unsigned round = 0; round < std::max(1u, max_rounds) && !sorted.pending.empty(); ++round) {
         if (setup.interrupted && setup.interrupted->load()) break;
         EngineSetup this_round = setup;

@@ -256,6 +256,10 @@ TEST(HipStub, DescribesTheCardAtTheAbisOffsetsAndVersions) {
         EXPECT_NE(dlvsym(library, "hipModuleLaunchCooperativeKernel", "hip_5.5"), nullptr) << soname;
         auto* properties = reinterpret_cast<int (*)(void*, int)>(dlvsym(library, "hipGetDevicePropertiesR0600", "hip_6.0"));
         ASSERT_NE(properties, nullptr) << soname;
+        // The replay's count of reads of the CU count that may decide what MIOpen builds.
+        auto* deciding = reinterpret_cast<unsigned long (*)()>(dlvsym(library, "kdbgen_stub_deciding_cu_reads", "hip_4.2"));
+        ASSERT_NE(deciding, nullptr) << soname;
+        const unsigned long before = deciding();
         std::vector<char> prop(1472);
         ASSERT_EQ(properties(prop.data(), 0), 0);
         EXPECT_STREQ(prop.data() + 1160, "gfx90a:sramecc+:xnack-");  // gcnArchName
@@ -270,8 +274,11 @@ TEST(HipStub, DescribesTheCardAtTheAbisOffsetsAndVersions) {
         EXPECT_EQ(minor, 0);  // ROCm: gfx90a is 9.0, stepping a
         auto* attribute = reinterpret_cast<int (*)(int*, int, int)>(dlsym(library, "hipDeviceGetAttribute"));
         int value = 0;
+        ASSERT_EQ(attribute(&value, 87, 0), 0);  // hipDeviceAttributeWarpSize: no CU count
+        EXPECT_EQ(deciding(), before + 1) << "the properties, read here (no db file's name), count; the wave size not";
         ASSERT_EQ(attribute(&value, 63, 0), 0);  // hipDeviceAttributeMultiprocessorCount
         EXPECT_EQ(value, 110);
+        EXPECT_EQ(deciding(), before + 2) << "a reader that is none of MIOpen's db-naming functions decides";
         EXPECT_NE(properties(prop.data(), 1), 0);  // one device only
         dlclose(library);
     }
@@ -1515,14 +1522,38 @@ TEST_P(DebianMiopen, EachKernelIsCompiledOnceAcrossCardsAndRuns) {
     EXPECT_EQ(compiled, fresh["kernels_compiled"]) << fresh.dump(2);
     EXPECT_EQ(problems, fresh["problems"].get<std::size_t>()) << fresh.dump(2);
     EXPECT_EQ(fresh["kernels_written"], fresh["targets"][0]["records"]) << fresh.dump(2);
-    // The second card is confirmed as the first answered (one pass on one handle, every kernel installed):
-    // it compiles nothing, every problem settled without rounds, and the kdb is the same bytes.
+    // The second card is confirmed as the first answered: a problem MIOpen read the CU count for only to
+    // name db files (the pooling) with no replay, the rest in one pass on one handle, every kernel
+    // installed. It compiles nothing, every problem settled without rounds, and the kdb is the same bytes.
     EXPECT_EQ(cards[1]["kernels_compiled"], 0) << cards[1].dump(2);
     EXPECT_EQ(cards[1]["problems_settled"], cards[1]["problems"]) << cards[1].dump(2);
     EXPECT_EQ(cards[1]["problems_confirmed"], cards[1]["problems"]) << cards[1].dump(2);
     EXPECT_TRUE(cards[1]["rounds"].empty()) << cards[1].dump(2);
-    EXPECT_FALSE(cards[1]["confirmation"].is_null()) << cards[1].dump(2);
+    const std::size_t unreplayed = cards[1]["problems_confirmed_unreplayed"].get<std::size_t>();
+    EXPECT_GE(unreplayed, 1u) << cards[1].dump(2);
+    const std::size_t replayed = cards[1]["confirmation"].is_null() ? 0 : cards[1]["confirmation"]["problems"].get<std::size_t>();
+    EXPECT_EQ(unreplayed + replayed, cards[1]["problems"].get<std::size_t>()) << cards[1].dump(2);
     EXPECT_EQ(read_text_file(work / "cold" / "gfx1030.kdb"), read_text_file(work / "again" / "gfx1030.kdb"));
+
+    // The first card from the cache (an earlier run built it alone): the cache kept which problems were
+    // blind to the CU count and the keys that change from process to process, so the second card is
+    // confirmed as in one run, with no round, and the kdb is the same bytes.
+    auto first_args = common;
+    *std::find(first_args.begin(), first_args.end(), std::string("36,40")) = "36";
+    first_args.insert(first_args.end(), {"-o", (work / "first").string(), "--cache-dir", (work / "cache3").string()});
+    ASSERT_LE(test::run_kdbgen(first_args).exit_code, 1);
+    auto later_args = common;
+    later_args.insert(later_args.end(), {"-o", (work / "later").string(), "--json", "--cache-dir",
+                                         (work / "cache3").string()});
+    const auto later = test::run_kdbgen(later_args);
+    ASSERT_LE(later.exit_code, 1) << later.output;
+    const auto resumed = nlohmann::json::parse(later.output.substr(later.output.find('{')));
+    const auto& resumed_cards = resumed["targets"][0]["cards"];
+    EXPECT_EQ(resumed_cards[0]["problems_from_cache"], 3) << resumed.dump(2);
+    EXPECT_EQ(resumed_cards[1]["problems_confirmed"], 3) << resumed.dump(2);
+    EXPECT_EQ(resumed_cards[1]["problems_confirmed_unreplayed"], unreplayed) << resumed.dump(2);
+    EXPECT_TRUE(resumed_cards[1]["rounds"].empty()) << resumed.dump(2);
+    EXPECT_EQ(read_text_file(work / "cold" / "gfx1030.kdb"), read_text_file(work / "later" / "gfx1030.kdb"));
     fs::remove_all(work);
 }
 
@@ -1747,7 +1778,9 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
         cache.store_kernel(card36, key, code);
         cache.store_problem(card36, "conv dir=F x=1,2,3,4",
                             {{key}, {{"Conv_Winograd_v30_3_1_fp32_f2x3_stride1.s.o", " -mcpu=gfx1030"}},
-                             "find: miopenStatusUnknownError", "MIOpen has no source for a kernel it asks for"});
+                             "find: miopenStatusUnknownError", "MIOpen has no source for a kernel it asks for", true,
+                             {{"MIOpenBatchNormFwdTrainSpatial.cl.o", {"MIO_BN_N_ELEMENTS"},
+                               {"-DMIO_BN_N=64 -DMIO_BN_N_ELEMENTS=140722237246416 -mcpu=gfx1030"}, "batchnorm n64"}}});
     }
     EngineCache cache(dir, "library-a", "db-1");
     // Kernels belong to the processor (its DbId): every card of it is served.
@@ -1764,6 +1797,15 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
     // ... and why it fails, and that the failure is MIOpen's own: a warm rerun reports the same.
     EXPECT_EQ(settled->failure, "find: miopenStatusUnknownError");
     EXPECT_EQ(settled->miopen_own, "MIOpen has no source for a kernel it asks for");
+    // ... and that no process read the CU count but for a db file's name: the processor's later cards take it.
+    EXPECT_TRUE(settled->blind_to_cu);
+    // ... and the keys it asked for that change from process to process: a rerun names them again, and a
+    // later card of the processor is confirmed with them known.
+    ASSERT_EQ(settled->unstable.size(), 1u);
+    EXPECT_EQ(settled->unstable[0].varying_defines, std::vector<std::string>{"MIO_BN_N_ELEMENTS"});
+    EXPECT_TRUE(settled->unstable[0].matches({"MIOpenBatchNormFwdTrainSpatial.cl.o",
+                                              "-DMIO_BN_N=64 -DMIO_BN_N_ELEMENTS=140730221764720 -mcpu=gfx1030"}));
+    EXPECT_EQ(settled->unstable[0].problem, "batchnorm n64");
     EXPECT_FALSE(cache.problem(card40, "conv dir=F x=1,2,3,4"));
     EXPECT_FALSE(cache.problem(card36, "conv dir=F x=1,2,3,5"));
     EXPECT_FALSE(EngineCache(dir, "library-a", "db-2").problem(card36, "conv dir=F x=1,2,3,4"));
@@ -1792,6 +1834,27 @@ TEST(EngineCache, KernelsAndSettledProblemsComeBackAndADamagedEntryIsAMiss) {
         }
     EXPECT_TRUE(cache.kernels(card36).empty());
     fs::remove_all(dir);
+}
+
+// A later card of a processor skips the replay of a problem blind to the CU count only where it reads
+// the db files the first card read: MIOpen's own, else the closest CU count's of each kind
+// (find_db.cpp:63-111, execution_context.hpp:139-160, MIOpen 3.3.0), decimal up to 64 CUs, hex above.
+TEST(DbFilesRead, AreTheCardsOwnElseTheClosestCuCountsOfEachKind) {
+    const std::vector<std::string> entries{
+        "gfx1030_36.HIP.fdb.txt", "gfx908_64.HIP.fdb.txt", "gfx90878.HIP.fdb.txt", "gfx90878.db.txt",
+        "gfx90a68.HIP.fdb.txt",   "gfx90a6e.HIP.fdb.txt",  "gfx90a68.db.txt",      "gfx90a.tn.model",
+        "gfx90a_ConvHipIgemmGroupFwdXdlops_decoder.ktn.model"};
+    const auto read = [&](const char* card) { return db_files_read(entries, parse_target(card)); };
+    using Files = std::map<std::string, std::string>;
+    EXPECT_EQ(read("gfx1030_36"), (Files{{".HIP.fdb.txt", "gfx1030_36.HIP.fdb.txt"}}));
+    EXPECT_EQ(read("gfx1030_40"), read("gfx1030_36"));  // the one there is closest to both
+    EXPECT_EQ(read("gfx1100_48"), Files{});             // none: every card reads the same (nothing)
+    EXPECT_EQ(read("gfx90a:sramecc+:xnack-_110"),
+              (Files{{".HIP.fdb.txt", "gfx90a6e.HIP.fdb.txt"}, {".db.txt", "gfx90a68.db.txt"}}));
+    EXPECT_EQ(read("gfx90a:sramecc+:xnack-_104")[".HIP.fdb.txt"], "gfx90a68.HIP.fdb.txt");
+    EXPECT_EQ(read("gfx908_120")[".HIP.fdb.txt"], "gfx90878.HIP.fdb.txt");
+    EXPECT_EQ(read("gfx908_60")[".HIP.fdb.txt"], "gfx908_64.HIP.fdb.txt");
+    EXPECT_EQ(read("gfx908_92")[".HIP.fdb.txt"], "") << "64 and 120 are as close: which MIOpen takes is its listing's";
 }
 
 TEST(EngineShards, ProblemsAreDealtByTheNativeRuleAndEveryOneToOneShard) {

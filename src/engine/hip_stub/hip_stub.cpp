@@ -10,10 +10,23 @@
 //   KDBGEN_STUB_CUS    compute units as MIOpen counts them (hipDeviceAttributeMultiprocessorCount)
 //   KDBGEN_STUB_TRACE  optional file: every HIP call and unknown device attribute, one per line
 //
+// Where MIOpen reads the CU count is counted (kdbgen_stub_deciding_cu_reads):
+// a read for a db file's name (the card's kdb, find-db and perf-db, which
+// kdbgen compares between cards itself) is not; any other read may decide
+// what MIOpen builds (a solver's applicability, a perf config, a define), and
+// a problem that made one may differ on a card with another count. The reader
+// is told by the call stack: the first frame that names an exported libMIOpen
+// function whose extent holds the address (a hidden function names none and is
+// passed over). A read whose reader cannot be told counts as deciding.
+//
 // Only the C ABI matters here: hipError_t is an int, handles are opaque
 // pointers, and hipDeviceProp_tR0600 is filled at its byte offsets (the same
 // in HIP 6.4 and 7.2, read off hip_runtime_api.h of both with offsetof).
 // The exported symbol versions come from hip6.map / hip7.map.
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -26,6 +39,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace {
 
@@ -152,12 +167,88 @@ void put_string(void* base, std::size_t offset, const std::string& text, std::si
     std::strncpy(static_cast<char*>(base) + offset, text.c_str(), capacity - 1);
 }
 
+// The exported function whose code holds `address`, demangled; empty for a
+// hidden function (dladdr names the nearest exported symbol before it, whose
+// extent then does not reach the address).
+std::string function_named_at(void* address) {
+    Dl_info info{};
+    void* entry = nullptr;
+    if (!dladdr1(address, &info, &entry, RTLD_DL_SYMENT) || !info.dli_sname || !info.dli_saddr || !entry) return {};
+    const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+    const auto offset = static_cast<std::size_t>(static_cast<char*>(address) - static_cast<char*>(info.dli_saddr));
+    if (offset >= symbol->st_size) return {};
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    std::string name = demangled ? demangled : info.dli_sname;
+    std::free(demangled);
+    return name;
+}
+
+// MIOpen's readers of the CU count that only name files (MIOpen 3.4.0 and
+// 3.5.1, as src/ of 3.3.0 has them): Handle::LoadProgram passes it to
+// LoadBinary/SaveBinary for the kdb's name (hip/handlehip.cpp:564-598,
+// binary_cache.cpp); FindDbRecord_t's paths pick the closest find-db
+// (find_db.cpp:63-111), GetDb the closest perf-db (execution_context.hpp:139,
+// 208), batchnorm's GetDb its perf-db. Readers of the device properties that
+// take only the name or the wave size: TargetProperties::Init
+// (target_properties.cpp:76-112), Handle::GetWavefrontWidth, hiprtc (the
+// processor it compiles for).
+bool names_files(std::string_view function) {
+    for (const std::string_view reader : {"miopen::Handle::LoadProgram(", "miopen::LoadBinary(", "miopen::SaveBinary(",
+                                          "miopen::FindDbRecord_t<", "miopen::GetDb(", "miopen::batchnorm::GetDb("})
+        if (function.starts_with(reader)) return true;
+    return false;
+}
+bool takes_name_only(std::string_view function) {
+    for (const std::string_view reader : {"miopen::TargetProperties::Init(", "miopen::Handle::GetWavefrontWidth(",
+                                          "miopen::Handle::GetDeviceName", "hiprtcCompileProgram"})
+        if (function.starts_with(reader)) return true;
+    return false;
+}
+// Frames between the reader and the stub: the reader is their caller.
+bool passes_on(std::string_view function) {
+    for (const std::string_view reader : {"miopen::Handle::GetMaxComputeUnits(", "miopen::Handle::GetDbBasename(",
+                                          "hipGetDeviceProperties", "hipDeviceGetAttribute", "count_cu_read"})
+        if (function.starts_with(reader)) return true;
+    return false;
+}
+
+// dladdr scans a library's symbols; a read comes from a few call sites, again and again.
+std::string function_at(void* address) {
+    static std::mutex lock;
+    static std::unordered_map<void*, std::string> known;
+    std::lock_guard guard(lock);
+    const auto found = known.find(address);
+    if (found != known.end()) return found->second;
+    return known.emplace(address, function_named_at(address)).first->second;
+}
+
+std::atomic<unsigned long> deciding_cu_reads{0};
+
+enum class CuRead { Attribute, Properties };
+void count_cu_read(CuRead how) {
+    void* frames[12];
+    const int depth = backtrace(frames, 12);
+    std::string reader;
+    for (int i = 1; i < depth && reader.empty(); ++i) {
+        std::string function = function_at(frames[i]);
+        if (!function.empty() && !passes_on(function)) reader = std::move(function);
+    }
+    const bool deciding =
+        reader.empty() || !(how == CuRead::Attribute ? names_files(reader) : takes_name_only(reader));
+    if (deciding) deciding_cu_reads.fetch_add(1);
+    trace("cu-read %s by %s", deciding ? "deciding" : "naming", reader.empty() ? "?" : reader.substr(0, 100).c_str());
+}
+
 std::atomic<std::uintptr_t> next_handle{0x1000};
 void* new_handle() { return reinterpret_cast<void*>(next_handle.fetch_add(0x10)); }
 
 }  // namespace
 
 #define KDBGEN_STUB_EXPORT extern "C" __attribute__((visibility("default")))
+
+// What kdbgen-miopen-replay reports per problem (the library has loaded this stub).
+KDBGEN_STUB_EXPORT unsigned long kdbgen_stub_deciding_cu_reads() { return deciding_cu_reads.load(); }
 
 KDBGEN_STUB_EXPORT HipError hipInit(unsigned) { trace("hipInit"); return kSuccess; }
 KDBGEN_STUB_EXPORT HipError hipGetDevice(int* id) { if (id) *id = 0; return kSuccess; }
@@ -174,6 +265,7 @@ KDBGEN_STUB_EXPORT HipError hipDeviceGetAttribute(int* value, int which, int id)
     if (id != 0) return kInvalidDevice;
     bool known = false;
     *value = attribute(which, known);
+    if (which == 63) count_cu_read(CuRead::Attribute);
     trace(known ? "hipDeviceGetAttribute %d = %d" : "hipDeviceGetAttribute %d unknown, answered %d", which, *value);
     return kSuccess;
 }
@@ -183,6 +275,7 @@ KDBGEN_STUB_EXPORT HipError hipGetDevicePropertiesR0600(void* prop, int id) {
     if (!prop) return kInvalidValue;
     if (id != 0) return kInvalidDevice;
     const Device& d = device();
+    count_cu_read(CuRead::Properties);  // multiProcessorCount is in there
     trace("hipGetDevicePropertiesR0600 %s %d", d.arch.c_str(), d.compute_units);
     std::memset(prop, 0, 1472);
     put_string(prop, 0, "AMD Radeon Graphics (kdbgen-hip-stub " + d.processor + ")", 256);  // name

@@ -46,7 +46,9 @@
 // On standard output, flushed line by line so that kdbgen knows which problem
 // a crash interrupted: "start <id>", then "done <id> ok" or
 // "done <id> fail <call>: <MIOpen's status text>"; "note <id> <text>" for a
-// call that failed on the way while the rest went on. kdbgen reads standard
+// call that failed on the way while the rest went on; before the done, under
+// kdbgen-hip-stub, "cu <id> <n>": n reads of the CU count since the problem
+// before's done that may decide what MIOpen builds (hip_stub.cpp). kdbgen reads standard
 // error (MIOpen's log) through the same pipe, so MIOpen's lines of a problem
 // come between its start and done (standard error is buffered and flushed
 // before each of them). Each "start" line also goes to the descriptor
@@ -69,9 +71,15 @@ namespace kdbgen::replay {
 
 namespace {
 
+// kdbgen-hip-stub's count of CU-count reads that may decide what MIOpen builds
+// (hip_stub.cpp); none where the library runs on another HIP.
+using CuReadCount = unsigned long (*)();
+CuReadCount g_deciding_cu_reads = nullptr;
+
 Library load_library(const char* path) {
     void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) throw std::runtime_error(std::string("cannot load ") + path + ": " + dlerror());
+    g_deciding_cu_reads = reinterpret_cast<CuReadCount>(dlsym(handle, "kdbgen_stub_deciding_cu_reads"));
     Library library;
 #define KDBGEN_RESOLVE(name, type)                                                                            \
     library.name = reinterpret_cast<decltype(library.name)>(dlsym(handle, #name));                                             \
@@ -107,6 +115,9 @@ void tell_watchdog(const std::string& id) {
 // Each problem of the file, on a handle of its own (handle_each) or all on one.
 // 0, or 3 when miopenCreate fails ("load-failed").
 int run_problems(const Library& library, std::ifstream& problems, Mode mode, bool handle_each) {
+    // A problem's reads are those since the previous problem's done (its handle's making is its own);
+    // the first's, all since the library loaded.
+    unsigned long cu_reads_before = 0;
     api::Handle handle = nullptr;
     if (const auto status = library.miopenCreate(&handle); status != 0) {
         std::printf("load-failed miopenCreate: %s\n", library.miopenGetErrorString(status));
@@ -156,6 +167,11 @@ int run_problems(const Library& library, std::ifstream& problems, Mode mode, boo
             if (failure.empty()) failure = "failed";
         }
         std::fflush(stderr);
+        if (g_deciding_cu_reads) {
+            const unsigned long now = g_deciding_cu_reads();
+            std::printf("cu %s %lu\n", id.c_str(), now - cu_reads_before);
+            cu_reads_before = now;
+        }
         if (failure.empty())
             std::printf("done %s ok\n", id.c_str());
         else
