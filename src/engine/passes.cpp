@@ -98,10 +98,11 @@ private:
             return false;
         }
         if (verb == "cu ") {
-            // Only the problem under way, and a count: a line the library prints tells nothing.
+            // Only the problem under way, and a count; added, so that a line the library prints
+            // itself cannot lower the replay's own.
             const bool count = !rest.empty() && rest.find_first_not_of("0123456789") == std::string::npos;
             if (count && current == index) {
-                outcome.deciding_cu_reads = std::strtoull(rest.c_str(), nullptr, 10);
+                outcome.deciding_cu_reads += std::strtoull(rest.c_str(), nullptr, 10);
                 outcome.cu_told = 1;
             }
             return false;
